@@ -1,0 +1,80 @@
+# Per-ISA kernel files: each src/arch/<arch>/ file is compiled with its own -m flags
+# (simde and the intrinsics headers only emit native instructions when the compiler's
+# flags say so; a target attribute silently gives the portable emulation). Each flag set
+# is probed with a small compile test and skipped, loudly, when the compiler cannot
+# build it. Everything else stays at the baseline ISA (src/internal.h enforces that).
+include(CheckCSourceCompiles)
+
+set(EMBD_KERNEL_CFLAGS -falign-functions=64 -falign-loops=64)
+
+function(_embd_probe var flags code)
+  set(CMAKE_REQUIRED_FLAGS "${flags}")
+  check_c_source_compiles("${code}" ${var})
+endfunction()
+
+# embd_kernel_family(NAME <def> FLAGS <flags> SOURCES <files>): one ISA family.
+macro(_embd_family target def flags)
+  set(_srcs ${ARGN})
+  set(_f ${flags})
+  separate_arguments(_f)
+  set_source_files_properties(${_srcs} PROPERTIES
+    COMPILE_OPTIONS "${_f};${EMBD_KERNEL_CFLAGS}"
+    COMPILE_DEFINITIONS "EMBD_KERNEL_FILE")
+  target_sources(${target} PRIVATE ${_srcs})
+  target_compile_definitions(${target} PRIVATE ${def})
+  list(APPEND EMBD_KERNELS_BUILT ${def})
+endmacro()
+
+function(embd_add_kernels target)
+  set(EMBD_KERNELS_BUILT "")
+  if(NOT EMBD_SIMD)
+    set(EMBD_KERNELS_BUILT "scalar only (EMBD_SIMD=OFF)" PARENT_SCOPE)
+    return()
+  endif()
+  set(_p ${PROJECT_SOURCE_DIR}/src/arch)
+  if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+    set(EMBD_FLAGS_SSE42 "-mssse3 -msse4.2 -mpclmul")
+    set(EMBD_FLAGS_AVX2 "-mssse3 -msse4.2 -mpclmul -mavx2 -mbmi2 -mvpclmulqdq")
+    set(EMBD_FLAGS_AVX512 "-mssse3 -msse4.2 -mpclmul -mavx2 -mbmi2 -mavx512f -mavx512bw -mavx512vl -mavx512vbmi -mvpclmulqdq")
+    _embd_probe(EMBD_CC_SSE42 "${EMBD_FLAGS_SSE42}"
+      "#include <immintrin.h>\nint main(void){__m128i a=_mm_setzero_si128();a=_mm_clmulepi64_si128(a,a,0);a=_mm_shuffle_epi8(a,a);return _mm_extract_epi32(a,0);}")
+    _embd_probe(EMBD_CC_AVX2 "${EMBD_FLAGS_AVX2}"
+      "#include <immintrin.h>\nint main(void){__m256i a=_mm256_setzero_si256();a=_mm256_clmulepi64_epi128(a,a,0);a=_mm256_shuffle_epi8(a,a);return _mm256_extract_epi32(a,0);}")
+    _embd_probe(EMBD_CC_AVX512 "${EMBD_FLAGS_AVX512}"
+      "#include <immintrin.h>\nint main(void){__m512i a=_mm512_setzero_si512();a=_mm512_clmulepi64_epi128(a,a,0);a=_mm512_permutexvar_epi8(a,a);return _mm_cvtsi128_si32(_mm512_castsi512_si128(a));}")
+    if(EMBD_CC_SSE42)
+      _embd_family(${target} EMBD_HAVE_X86_SSE42 "${EMBD_FLAGS_SSE42}"
+        ${_p}/x86/crc32_pclmul.c)
+    else()
+      message(WARNING "embd: compiler cannot build the sse42 tier; skipped")
+    endif()
+    if(EMBD_CC_AVX2)
+      _embd_family(${target} EMBD_HAVE_X86_AVX2 "${EMBD_FLAGS_AVX2}"
+        ${_p}/x86/crc32_vpclmul_avx2.c)
+    else()
+      message(WARNING "embd: compiler cannot build the avx2 tier; skipped")
+    endif()
+    if(EMBD_CC_AVX512)
+      _embd_family(${target} EMBD_HAVE_X86_AVX512 "${EMBD_FLAGS_AVX512}"
+        ${_p}/x86/crc32_vpclmul_avx512.c)
+    else()
+      message(WARNING "embd: compiler cannot build the avx512 tier; skipped")
+    endif()
+  elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64|ARM64)$")
+    set(EMBD_FLAGS_ARM_CRC "-march=armv8-a+crc")
+    set(EMBD_FLAGS_ARM_PMULL "-march=armv8-a+crc+crypto")
+    _embd_probe(EMBD_CC_ARM_CRC "${EMBD_FLAGS_ARM_CRC}"
+      "#include <arm_acle.h>\nint main(void){return (int)__crc32d(0,1);}")
+    _embd_probe(EMBD_CC_ARM_PMULL "${EMBD_FLAGS_ARM_PMULL}"
+      "#include <arm_neon.h>\n#include <arm_acle.h>\nint main(void){poly128_t p=vmull_p64(1,2);return (int)__crc32d(0,(uint64_t)vgetq_lane_u64(vreinterpretq_u64_p128(p),0));}")
+    if(EMBD_CC_ARM_CRC)
+      _embd_family(${target} EMBD_HAVE_ARM_CRC32 "${EMBD_FLAGS_ARM_CRC}"
+        ${_p}/arm/crc32_armv8.c)
+    endif()
+    if(EMBD_CC_ARM_PMULL)
+      _embd_family(${target} EMBD_HAVE_ARM_PMULL "${EMBD_FLAGS_ARM_PMULL}"
+        ${_p}/arm/crc32_pmull.c)
+    endif()
+  endif()
+  set(EMBD_KERNELS_BUILT "${EMBD_KERNELS_BUILT}" PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,57 @@
+/* embd: binary wire formats for AI services. Common definitions.
+ *
+ * Every public function returns `embd_result` (or a plain value where it cannot fail).
+ * Thread safety: every function here may be called from any thread at any time.
+ */
+#ifndef EMBD_COMMON_H
+#define EMBD_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EMBD_VERSION_MAJOR 0
+#define EMBD_VERSION_MINOR 1
+#define EMBD_VERSION_PATCH 0
+#define EMBD_VERSION_STRING "0.1.0"
+/* MAJOR*10000 + MINOR*100 + PATCH, for compile-time comparisons. */
+#define EMBD_VERSION_NUMBER \
+  (EMBD_VERSION_MAJOR * 10000 + EMBD_VERSION_MINOR * 100 + EMBD_VERSION_PATCH)
+
+#if defined(EMBD_STATIC_DEFINE) || !defined(__GNUC__)
+#define EMBD_API
+#elif defined(_WIN32)
+#ifdef EMBD_BUILDING_LIBRARY
+#define EMBD_API __declspec(dllexport)
+#else
+#define EMBD_API __declspec(dllimport)
+#endif
+#else
+#define EMBD_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The one result type of the library. 0 is success; every error is positive and has a
+ * message from embd_strerror(). New codes are only ever appended. */
+typedef enum embd_result {
+  EMBD_OK = 0,
+  EMBD_ERR_INVALID_ARGUMENT = 1, /* a NULL pointer with a non-zero length, a bad enum... */
+  EMBD_ERR_UNKNOWN_ISA = 2,      /* an EMBD_ISA / embd_isa_set() word that is not a tier or feature */
+  EMBD_ERR_UNSUPPORTED_ISA = 3,  /* a tier this CPU (after masking) cannot run */
+  EMBD_ERR_OUTPUT_TOO_SMALL = 4  /* the caller's output capacity is too small */
+} embd_result;
+
+/* A static, human-readable description of a result code ("unknown result" for others). */
+EMBD_API const char *embd_strerror(embd_result r);
+
+/* The library's version at run time, e.g. "0.1.0", and as EMBD_VERSION_NUMBER. */
+EMBD_API const char *embd_version(void);
+EMBD_API unsigned embd_version_number(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,124 @@
+/* CPU feature detection and the feature/tier name tables. */
+#include <string.h>
+
+#include "internal.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* xgetbv by opcode so this file needs no -mxsave. */
+static uint64_t read_xcr0(void) {
+  uint32_t lo, hi;
+  __asm__ volatile(".byte 0x0f, 0x01, 0xd0" : "=a"(lo), "=d"(hi) : "c"(0));
+  return ((uint64_t)hi << 32) | lo;
+}
+
+uint64_t embd_cpu_detect(void) {
+  uint64_t f = EMBD_CPU_KNOWN;
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
+  const unsigned c1 = c;
+  if (c1 & (1u << 9)) f |= EMBD_CPU_SSSE3;
+  if (c1 & (1u << 20)) f |= EMBD_CPU_SSE42;
+  if (c1 & (1u << 1)) f |= EMBD_CPU_PCLMULQDQ;
+
+  /* AVX state must be enabled by the OS (OSXSAVE, XCR0 bits 1-2), and ZMM state (bits
+   * 5-7) for AVX-512; otherwise the first YMM/ZMM instruction faults. */
+  uint64_t xcr0 = 0;
+  if ((c1 & (1u << 27)) && (c1 & (1u << 28))) xcr0 = read_xcr0();
+  const int ymm_ok = (xcr0 & 0x6) == 0x6;
+  const int zmm_ok = ymm_ok && (xcr0 & 0xE0) == 0xE0;
+
+  if (__get_cpuid_max(0, NULL) < 7) return f;
+  __cpuid_count(7, 0, a, b, c, d);
+  if (b & (1u << 8)) f |= EMBD_CPU_BMI2;
+  if (ymm_ok) {
+    if (b & (1u << 5)) f |= EMBD_CPU_AVX2;
+    if (c & (1u << 10)) f |= EMBD_CPU_VPCLMULQDQ;
+  }
+  if (zmm_ok) {
+    if (b & (1u << 16)) f |= EMBD_CPU_AVX512F;
+    if (b & (1u << 30)) f |= EMBD_CPU_AVX512BW;
+    if (b & (1u << 31)) f |= EMBD_CPU_AVX512VL;
+    if (c & (1u << 1)) f |= EMBD_CPU_AVX512VBMI;
+  }
+  return f;
+}
+
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1 << 1)
+#endif
+#ifndef HWCAP_PMULL
+#define HWCAP_PMULL (1 << 4)
+#endif
+#ifndef HWCAP_CRC32
+#define HWCAP_CRC32 (1 << 7)
+#endif
+
+uint64_t embd_cpu_detect(void) {
+  uint64_t f = EMBD_CPU_KNOWN;
+  unsigned long hw = getauxval(AT_HWCAP);
+  if (hw & HWCAP_ASIMD) f |= EMBD_CPU_ASIMD;
+  if (hw & HWCAP_CRC32) f |= EMBD_CPU_ARM_CRC32;
+  if (hw & HWCAP_PMULL) f |= EMBD_CPU_ARM_PMULL;
+  return f;
+}
+
+#else
+uint64_t embd_cpu_detect(void) { return EMBD_CPU_KNOWN; }
+#endif
+
+static const struct {
+  uint64_t bit;
+  const char *name;
+} feature_names[] = {
+    {EMBD_CPU_SSSE3, "ssse3"},         {EMBD_CPU_SSE42, "sse4.2"},
+    {EMBD_CPU_PCLMULQDQ, "pclmulqdq"}, {EMBD_CPU_AVX2, "avx2"},
+    {EMBD_CPU_BMI2, "bmi2"},           {EMBD_CPU_VPCLMULQDQ, "vpclmulqdq"},
+    {EMBD_CPU_AVX512F, "avx512f"},     {EMBD_CPU_AVX512BW, "avx512bw"},
+    {EMBD_CPU_AVX512VL, "avx512vl"},   {EMBD_CPU_AVX512VBMI, "avx512vbmi"},
+    {EMBD_CPU_ASIMD, "asimd"},         {EMBD_CPU_ARM_CRC32, "crc32"},
+    {EMBD_CPU_ARM_PMULL, "pmull"},
+};
+
+const char *embd_cpu_feature_name(uint64_t bit) {
+  for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++)
+    if (feature_names[i].bit == bit) return feature_names[i].name;
+  return NULL;
+}
+
+uint64_t embd_cpu_feature_by_name(const char *name, size_t len) {
+  for (size_t i = 0; i < sizeof feature_names / sizeof feature_names[0]; i++)
+    if (strlen(feature_names[i].name) == len && memcmp(feature_names[i].name, name, len) == 0)
+      return feature_names[i].bit;
+  return 0;
+}
+
+#define TIER_SSE42 (EMBD_CPU_SSSE3 | EMBD_CPU_SSE42 | EMBD_CPU_PCLMULQDQ)
+#define TIER_AVX2 (TIER_SSE42 | EMBD_CPU_AVX2)
+#define TIER_AVX512                                                                \
+  (TIER_AVX2 | EMBD_CPU_AVX512F | EMBD_CPU_AVX512BW | EMBD_CPU_AVX512VL |          \
+   EMBD_CPU_AVX512VBMI | EMBD_CPU_VPCLMULQDQ)
+
+uint64_t embd_tier_required(embd_tier tier) {
+  switch (tier) {
+    case EMBD_TIER_SSE42: return TIER_SSE42;
+    case EMBD_TIER_AVX2: return TIER_AVX2;
+    case EMBD_TIER_AVX512: return TIER_AVX512;
+    case EMBD_TIER_NEON: return EMBD_CPU_ASIMD;
+    default: return 0;
+  }
+}
+
+const char *embd_tier_name(embd_tier tier) {
+  switch (tier) {
+    case EMBD_TIER_SCALAR: return "scalar";
+    case EMBD_TIER_SSE42: return "sse42";
+    case EMBD_TIER_AVX2: return "avx2";
+    case EMBD_TIER_AVX512: return "avx512";
+    case EMBD_TIER_NEON: return "neon";
+  }
+  return NULL;
+}

@@ -1,0 +1,69 @@
+/* CRC-32 (zlib): the portable scalar kernel, crc32_combine and the public entry point. */
+#define EMBD_CRC32_TABLES_DEFINE
+#include "crc32_scalar.h"
+#include "internal.h"
+
+/* Below this length the inline table path beats loading the dispatch pointer and the
+ * SIMD kernels' setup; the 12-byte frame header CRC must never pay for dispatch. */
+#define EMBD_CRC32_DISPATCH_MIN 32
+
+uint32_t embd_crc32_scalar(uint32_t crc, const void *buf, size_t len) {
+  const uint8_t *p = (const uint8_t *)buf;
+  uint32_t c = ~crc;
+  /* Two independent slice-by-16 streams would need a combine step; the single stream
+   * already keeps three load ports busy, so the loop stays simple. */
+  while (len >= 16) {
+    c = embd_crc32_raw_16(c, p);
+    p += 16;
+    len -= 16;
+  }
+  if (len >= 4)
+    c = embd_crc32_raw_upto16(c, p, len);
+  else
+    c = embd_crc32_raw_bytes(c, p, len);
+  return ~c;
+}
+
+uint32_t embd_crc32(uint32_t crc, const void *buf, size_t len) {
+  if (len < EMBD_CRC32_DISPATCH_MIN) {
+    const uint8_t *p = (const uint8_t *)buf;
+    uint32_t c = ~crc;
+    if (len >= 16) {
+      c = embd_crc32_raw_16(c, p);
+      p += 16;
+      len -= 16;
+    }
+    if (len >= 4)
+      c = embd_crc32_raw_upto16(c, p, len);
+    else
+      c = embd_crc32_raw_bytes(c, p, len);
+    return ~c;
+  }
+  return embd_crc32_dispatched()(crc, buf, len);
+}
+
+/* a * b mod G in the 32-bit reflected domain (bit 31 = x^0). */
+static uint32_t crc32_multmodp(uint32_t a, uint32_t b) {
+  uint32_t p = 0;
+  for (uint32_t m = UINT32_C(1) << 31; m; m >>= 1) {
+    if (a & m) p ^= b;
+    b = (b & 1) ? (b >> 1) ^ UINT32_C(0xEDB88320) : b >> 1;
+  }
+  return p;
+}
+
+/* x^(8 * len) mod G. */
+static uint32_t crc32_x8nmodp(uint64_t len) {
+  uint32_t p = UINT32_C(1) << 31; /* x^0 */
+  unsigned k = 3;                   /* 8 * len: start at x^(2^3) */
+  while (len) {
+    if (len & 1) p = crc32_multmodp(embd_crc32_x2n[k & 63], p);
+    len >>= 1;
+    k++;
+  }
+  return p;
+}
+
+uint32_t embd_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t len2) {
+  return crc32_multmodp(crc32_x8nmodp(len2), crc1) ^ crc2;
+}

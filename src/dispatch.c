@@ -1,0 +1,257 @@
+/* The implementation registry and the function table, resolved once per process.
+ *
+ * Each kernel family has an atomic function pointer that starts at a resolver stub
+ * (zlib-ng's scheme, without GNU ifunc). The first call detects the CPU, reads EMBD_ISA,
+ * stores the chosen implementations and forwards the call. Stores are release, loads
+ * acquire: a thread sees either the stub or a complete choice, never a torn one, and
+ * TSan sees the ordering. Re-resolution (embd_isa_set) is serialised by a mutex. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- the registry ---------------------------------------------------------------- */
+
+#define REQ_SSE42 (EMBD_CPU_SSSE3 | EMBD_CPU_SSE42 | EMBD_CPU_PCLMULQDQ)
+#define REQ_AVX2 (REQ_SSE42 | EMBD_CPU_AVX2)
+#define REQ_AVX512                                                                 \
+  (REQ_AVX2 | EMBD_CPU_AVX512F | EMBD_CPU_AVX512BW | EMBD_CPU_AVX512VL |           \
+   EMBD_CPU_AVX512VBMI | EMBD_CPU_VPCLMULQDQ)
+#define FN(f) ((embd_any_fn)(f))
+
+/* In order of preference, lowest first: resolution takes the last runnable one. */
+static const struct embd_impl_desc crc32_impls[] = {
+    {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_crc32_scalar)},
+#if defined(EMBD_HAVE_X86_SSE42)
+    {"sse42-pclmul", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_crc32_pclmul)},
+#endif
+#if defined(EMBD_HAVE_X86_AVX2)
+    {"avx2-vpclmul", EMBD_TIER_AVX2, REQ_AVX2 | EMBD_CPU_VPCLMULQDQ, FN(embd_crc32_vpclmul_avx2)},
+#endif
+#if defined(EMBD_HAVE_X86_AVX512)
+    {"avx512-vpclmul", EMBD_TIER_AVX512, REQ_AVX512, FN(embd_crc32_vpclmul_avx512)},
+#endif
+#if defined(EMBD_HAVE_ARM_CRC32)
+    {"armv8-crc", EMBD_TIER_NEON, EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32, FN(embd_crc32_armv8)},
+#endif
+#if defined(EMBD_HAVE_ARM_PMULL)
+    {"armv8-crc-pmull", EMBD_TIER_NEON,
+     EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32 | EMBD_CPU_ARM_PMULL, FN(embd_crc32_armv8_pmull)},
+#endif
+};
+
+static const struct {
+  const struct embd_impl_desc *impls;
+  size_t count;
+  const char *name;
+} registry[EMBD_KERNEL_COUNT_] = {
+    [EMBD_KERNEL_CRC32] = {crc32_impls, sizeof crc32_impls / sizeof crc32_impls[0], "crc32"},
+};
+
+const struct embd_impl_desc *embd_impl_desc(embd_kernel kernel, size_t index) {
+  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_ || index >= registry[kernel].count) return NULL;
+  return &registry[kernel].impls[index];
+}
+
+const char *embd_kernel_name(embd_kernel kernel) {
+  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return NULL;
+  return registry[kernel].name;
+}
+
+size_t embd_impl_count(embd_kernel kernel) {
+  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return 0;
+  return registry[kernel].count;
+}
+
+/* ---- state ----------------------------------------------------------------------- */
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int g_ready;
+static _Atomic uint64_t g_detected;
+static _Atomic uint64_t g_enabled;
+static atomic_int g_cap = EMBD_TIER_NEON; /* highest tier allowed */
+static _Atomic(size_t) g_active[EMBD_KERNEL_COUNT_];
+
+static uint32_t crc32_stub(uint32_t crc, const void *buf, size_t len);
+static _Atomic(embd_crc32_fn) g_crc32 = crc32_stub;
+
+static size_t select_impl(embd_kernel k, int cap, uint64_t enabled) {
+  for (size_t i = registry[k].count; i-- > 0;) {
+    const struct embd_impl_desc *d = &registry[k].impls[i];
+    if ((int)d->tier <= cap && (d->required & ~enabled) == 0) return i;
+  }
+  return 0;
+}
+
+/* Caller holds g_lock. */
+static void apply(int cap, uint64_t enabled) {
+  atomic_store_explicit(&g_enabled, enabled, memory_order_release);
+  atomic_store_explicit(&g_cap, cap, memory_order_release);
+  for (int k = 0; k < EMBD_KERNEL_COUNT_; k++)
+    atomic_store_explicit(&g_active[k], select_impl((embd_kernel)k, cap, enabled),
+                          memory_order_release);
+  size_t i = atomic_load_explicit(&g_active[EMBD_KERNEL_CRC32], memory_order_relaxed);
+  atomic_store_explicit(&g_crc32, (embd_crc32_fn)crc32_impls[i].fn, memory_order_release);
+}
+
+/* ---- spec parsing ---------------------------------------------------------------- */
+
+static const char *const tier_words[] = {"scalar", "sse42", "avx2", "avx512", "neon"};
+
+static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
+                              uint64_t *enabled_out, char *msg, size_t msgcap) {
+  int cap = EMBD_TIER_NEON, have_tier = 0;
+  uint64_t enabled = detected;
+  const char *p = spec ? spec : "";
+  while (*p) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == 0) {
+      snprintf(msg, msgcap, "empty word in ISA spec \"%s\"", spec);
+      return EMBD_ERR_UNKNOWN_ISA;
+    }
+    if (p[0] == '-') {
+      uint64_t bit = embd_cpu_feature_by_name(p + 1, len - 1);
+      if (!bit) {
+        snprintf(msg, msgcap, "unknown CPU feature \"%.*s\" in ISA spec \"%s\"", (int)len - 1,
+                 p + 1, spec);
+        return EMBD_ERR_UNKNOWN_ISA;
+      }
+      enabled &= ~bit;
+    } else if (len == 4 && memcmp(p, "auto", 4) == 0) {
+      cap = EMBD_TIER_NEON;
+    } else {
+      int t = -1;
+      for (int i = 0; i < 5; i++)
+        if (strlen(tier_words[i]) == len && memcmp(tier_words[i], p, len) == 0) t = i;
+      if (t < 0) {
+        snprintf(msg, msgcap,
+                 "unknown tier \"%.*s\" in ISA spec \"%s\" (tiers: scalar, sse42, avx2, "
+                 "avx512, neon, auto; features are masked with -name)",
+                 (int)len, p, spec);
+        return EMBD_ERR_UNKNOWN_ISA;
+      }
+      if (have_tier) {
+        snprintf(msg, msgcap, "more than one tier in ISA spec \"%s\"", spec);
+        return EMBD_ERR_UNKNOWN_ISA;
+      }
+      have_tier = 1;
+      cap = t;
+    }
+    p += len;
+    if (*p == ',') p++;
+  }
+  if (have_tier) {
+    uint64_t missing = embd_tier_required((embd_tier)cap) & ~enabled;
+    if (missing) {
+      const char *fname = "?";
+      for (int b = 0; b < 64; b++)
+        if (missing & (UINT64_C(1) << b)) {
+          fname = embd_cpu_feature_name(UINT64_C(1) << b);
+          break;
+        }
+      snprintf(msg, msgcap, "tier \"%s\" in ISA spec \"%s\" cannot run here: %s is %s",
+               tier_words[cap], spec, fname, (detected & missing) ? "masked" : "not available");
+      return EMBD_ERR_UNSUPPORTED_ISA;
+    }
+  }
+  *cap_out = cap;
+  *enabled_out = enabled;
+  return EMBD_OK;
+}
+
+/* ---- resolution ------------------------------------------------------------------ */
+
+/* Caller holds g_lock. */
+static void init_locked(void) {
+  if (atomic_load_explicit(&g_ready, memory_order_acquire)) return;
+  uint64_t detected = embd_cpu_detect();
+  atomic_store_explicit(&g_detected, detected, memory_order_release);
+  int cap;
+  uint64_t enabled;
+  char msg[256];
+  const char *env = getenv("EMBD_ISA");
+  embd_result r = parse_spec(env, detected, &cap, &enabled, msg, sizeof msg);
+  if (r != EMBD_OK) {
+    /* Documented in embd/cpu.h: a forced tier that silently became another one would
+     * make every benchmark and test run with it meaningless. */
+    fprintf(stderr, "embd: EMBD_ISA: %s\n", msg);
+    abort();
+  }
+  apply(cap, enabled);
+  atomic_store_explicit(&g_ready, 1, memory_order_release);
+}
+
+static void ensure_init(void) {
+  if (atomic_load_explicit(&g_ready, memory_order_acquire)) return;
+  pthread_mutex_lock(&g_lock);
+  init_locked();
+  pthread_mutex_unlock(&g_lock);
+}
+
+static uint32_t crc32_stub(uint32_t crc, const void *buf, size_t len) {
+  ensure_init();
+  return atomic_load_explicit(&g_crc32, memory_order_acquire)(crc, buf, len);
+}
+
+embd_crc32_fn embd_crc32_dispatched(void) {
+  return atomic_load_explicit(&g_crc32, memory_order_acquire);
+}
+
+/* ---- public API ------------------------------------------------------------------ */
+
+uint64_t embd_cpu_features(void) {
+  ensure_init();
+  return atomic_load_explicit(&g_detected, memory_order_acquire);
+}
+
+uint64_t embd_cpu_features_enabled(void) {
+  ensure_init();
+  return atomic_load_explicit(&g_enabled, memory_order_acquire) | EMBD_CPU_KNOWN;
+}
+
+embd_result embd_isa_check(const char *spec) {
+  int cap;
+  uint64_t enabled;
+  char msg[256];
+  return parse_spec(spec, embd_cpu_features(), &cap, &enabled, msg, sizeof msg);
+}
+
+embd_result embd_isa_set(const char *spec) {
+  int cap;
+  uint64_t enabled;
+  char msg[256];
+  pthread_mutex_lock(&g_lock);
+  init_locked();
+  embd_result r = parse_spec(spec, atomic_load(&g_detected), &cap, &enabled, msg, sizeof msg);
+  if (r == EMBD_OK) apply(cap, enabled);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
+embd_result embd_impl_get(embd_kernel kernel, size_t index, embd_impl_info *out) {
+  const struct embd_impl_desc *d = embd_impl_desc(kernel, index);
+  if (!d || !out) return EMBD_ERR_INVALID_ARGUMENT;
+  uint64_t enabled = embd_cpu_features_enabled();
+  out->name = d->name;
+  out->tier = d->tier;
+  out->required = d->required;
+  out->runnable = (d->required & ~enabled) == 0;
+  return EMBD_OK;
+}
+
+const char *embd_impl_active(embd_kernel kernel) {
+  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return NULL;
+  ensure_init();
+  size_t i = atomic_load_explicit(&g_active[kernel], memory_order_acquire);
+  return registry[kernel].impls[i].name;
+}
+
+embd_crc32_fn embd_crc32_impl(size_t index) {
+  embd_impl_info info;
+  if (embd_impl_get(EMBD_KERNEL_CRC32, index, &info) != EMBD_OK || !info.runnable) return NULL;
+  return (embd_crc32_fn)crc32_impls[index].fn;
+}

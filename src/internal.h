@@ -1,0 +1,61 @@
+/* Internal declarations shared by the portable core and the kernels. Compiled at the
+ * baseline ISA: nothing here may need a -m flag. */
+#ifndef EMBD_INTERNAL_H
+#define EMBD_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "embd/cpu.h"
+#include "embd/crc32.h"
+
+#if defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__) || defined(__SSSE3__)
+#ifndef EMBD_KERNEL_FILE
+/* xxHash's guard: if the baseline code were compiled with -mavx the dispatcher itself
+ * could execute AVX instructions on a CPU without them. Only src/arch files, which
+ * define EMBD_KERNEL_FILE, may be built with ISA flags. */
+#error "embd's portable core must be compiled for the baseline ISA (no -mavx/-mssse3)"
+#endif
+#endif
+
+#define EMBD_INTERNAL __attribute__((visibility("hidden")))
+
+/* ---- CPU features (cpu.c) ---- */
+EMBD_INTERNAL uint64_t embd_cpu_detect(void);
+/* Features a tier needs; 0 for scalar. */
+EMBD_INTERNAL uint64_t embd_tier_required(embd_tier tier);
+/* Feature bit for a name ("avx2"), 0 if unknown. */
+EMBD_INTERNAL uint64_t embd_cpu_feature_by_name(const char *name, size_t len);
+
+/* ---- implementation registry (dispatch.c) ---- */
+typedef void (*embd_any_fn)(void);
+struct embd_impl_desc {
+  const char *name;
+  embd_tier tier;
+  uint64_t required;
+  embd_any_fn fn;
+};
+
+/* Returns the descriptor of implementation `index` of `kernel`, or NULL. */
+EMBD_INTERNAL const struct embd_impl_desc *embd_impl_desc(embd_kernel kernel, size_t index);
+
+/* ---- CRC-32 kernels: all take and return zlib-style (finalised) CRC values ---- */
+EMBD_INTERNAL uint32_t embd_crc32_scalar(uint32_t crc, const void *buf, size_t len);
+EMBD_INTERNAL embd_crc32_fn embd_crc32_dispatched(void);
+#if defined(EMBD_HAVE_X86_SSE42)
+EMBD_INTERNAL uint32_t embd_crc32_pclmul(uint32_t crc, const void *buf, size_t len);
+#endif
+#if defined(EMBD_HAVE_X86_AVX2)
+EMBD_INTERNAL uint32_t embd_crc32_vpclmul_avx2(uint32_t crc, const void *buf, size_t len);
+#endif
+#if defined(EMBD_HAVE_X86_AVX512)
+EMBD_INTERNAL uint32_t embd_crc32_vpclmul_avx512(uint32_t crc, const void *buf, size_t len);
+#endif
+#if defined(EMBD_HAVE_ARM_CRC32)
+EMBD_INTERNAL uint32_t embd_crc32_armv8(uint32_t crc, const void *buf, size_t len);
+#endif
+#if defined(EMBD_HAVE_ARM_PMULL)
+EMBD_INTERNAL uint32_t embd_crc32_armv8_pmull(uint32_t crc, const void *buf, size_t len);
+#endif
+
+#endif
