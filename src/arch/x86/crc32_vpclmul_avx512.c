@@ -1,0 +1,120 @@
+/* CRC-32 (zlib) for the avx512 tier: 512-bit VPCLMULQDQ folding with masked loads.
+ *
+ * Alignment is handled inside the kernel (ISA-L and zlib-ng lose 20-30% on input that
+ * is not 64-byte aligned, e.g. a payload right behind a 16-byte frame header):
+ *   - the first block is loaded from the 64-byte-aligned address at or below the start,
+ *     with the bytes before the start masked to zero. Leading zeros do not change a CRC
+ *     whose initial value is XORed into the first message bytes, so this is free;
+ *   - every following load is aligned;
+ *   - the last partial block (0..63 bytes) is loaded right-aligned to the end with a
+ *     masked load and the main register is folded forward by exactly that many bytes
+ *     (multipliers for every distance 1..63 come from the generator).
+ * Masked-off bytes are never accessed (AVX-512 fault suppression), so no load touches
+ * memory outside [buf, buf+len) even though the addresses start below it.
+ */
+#include "crc32_x86_common.h"
+
+#define NACC 4 /* 4 x 64 bytes per step: enough to cover the multiply latency */
+
+static inline __m512i bcast(__m128i k) { return _mm512_broadcast_i32x4(k); }
+
+static inline __m512i fold512(__m512i a, __m512i k, __m512i data) {
+  return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(a, k, 0x00),
+                                   _mm512_clmulepi64_epi128(a, k, 0x11), data, 0x96);
+}
+
+/* 64 bytes -> 16 bytes that end where they end: lanes 0, 1, 2 move forward by 48, 32,
+ * 16 bytes (one multiply pair for all three), lane 3 stays. */
+static inline __m128i zmm_to128(__m512i z) {
+  const __m512i k = _mm512_inserti32x4(
+      _mm512_inserti32x4(_mm512_inserti32x4(_mm512_setzero_si512(), EMBD_K128(48), 0),
+                         EMBD_K128(32), 1),
+      EMBD_K128(16), 2);
+  __m512i f = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(z, k, 0x00),
+                                        _mm512_clmulepi64_epi128(z, k, 0x11),
+                                        _mm512_maskz_mov_epi64(0xC0, z), 0x96);
+  __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(f), _mm512_extracti64x4_epi64(f, 1));
+  return _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+/* The inverted CRC placed at byte `k` (0..60) of a 64-byte vector. */
+static inline __m512i crc_at(uint32_t x, unsigned k) {
+  static const uint8_t iota[64] = {
+      0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+      22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+      44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+  __m512i idx = _mm512_sub_epi8(_mm512_loadu_si512(iota), _mm512_set1_epi8((char)k));
+  /* Bytes 4..63 of the source are zero, so every index outside k..k+3 picks a zero. */
+  return _mm512_permutexvar_epi8(idx, _mm512_castsi128_si512(_mm_cvtsi32_si128((int)x)));
+}
+
+static inline const void *addr(uintptr_t a) { return (const void *)a; }
+
+/* 16..63 bytes in one register, right-aligned to the end, zeros in front. */
+static inline uint32_t crc_small(uint32_t x, uintptr_t end, size_t len) {
+  unsigned k = 64 - (unsigned)len;
+  __m512i z = _mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(end - 64));
+  return embd_crc32_x86_finish(zmm_to128(_mm512_xor_si512(z, crc_at(x, k))));
+}
+
+uint32_t embd_crc32_vpclmul_avx512(uint32_t crc, const void *buf, size_t len) {
+  const uint8_t *p = (const uint8_t *)buf;
+  uint32_t x = ~crc;
+  if (len < 16) return ~embd_crc32_raw(x, p, len);
+  const uintptr_t end = (uintptr_t)p + len;
+  if (len < 64) return ~crc_small(x, end, len);
+
+  unsigned k = (unsigned)((uintptr_t)p & 63);
+  if (k > 60) {
+    /* The CRC would straddle two blocks: take the 1..3 bytes up to the boundary by
+     * table instead (at least 61 bytes remain). */
+    x = embd_crc32_raw_bytes(x, p, 64 - k);
+    len -= 64 - k;
+    p += 64 - k;
+    k = 0;
+    if (len < 64) return ~crc_small(x, end, len);
+  }
+  uintptr_t q = (uintptr_t)p - k;          /* aligned */
+  const uintptr_t full_end = end & ~(uintptr_t)63; /* end of the last full aligned block */
+  size_t nblocks = (full_end - q) / 64;    /* >= 1: p + 64 <= end, rounded down */
+
+  __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(q)), crc_at(x, k));
+  q += 64;
+  nblocks--;
+
+  if (nblocks >= NACC * 2 - 1) {
+    const __m512i kmain = bcast(EMBD_K128(256));
+    __m512i a1 = _mm512_load_si512(addr(q));
+    __m512i a2 = _mm512_load_si512(addr(q + 64));
+    __m512i a3 = _mm512_load_si512(addr(q + 128));
+    __m512i a0 = v;
+    q += 192;
+    nblocks -= 3;
+    while (nblocks >= NACC) {
+      a0 = fold512(a0, kmain, _mm512_load_si512(addr(q)));
+      a1 = fold512(a1, kmain, _mm512_load_si512(addr(q + 64)));
+      a2 = fold512(a2, kmain, _mm512_load_si512(addr(q + 128)));
+      a3 = fold512(a3, kmain, _mm512_load_si512(addr(q + 192)));
+      q += 256;
+      nblocks -= NACC;
+    }
+    const __m512i k64 = bcast(EMBD_K128(64)), k128 = bcast(EMBD_K128(128));
+    a0 = fold512(a0, k64, a1);
+    a2 = fold512(a2, k64, a3);
+    v = fold512(a0, k128, a2);
+  }
+  const __m512i k64 = bcast(EMBD_K128(64));
+  while (nblocks--) {
+    v = fold512(v, k64, _mm512_load_si512(addr(q)));
+    q += 64;
+  }
+
+  __m128i r = zmm_to128(v);
+  size_t tail = end - full_end;
+  if (tail) {
+    __m512i t = _mm512_maskz_loadu_epi8(~UINT64_C(0) << (64 - tail), addr(end - 64));
+    __m128i kt = _mm_loadu_si128((const __m128i *)(const void *)embd_crc32_fold_by[tail]);
+    r = _mm_xor_si128(embd_fold128(r, kt), zmm_to128(t));
+  }
+  return ~embd_crc32_x86_finish(r);
+}

@@ -1,0 +1,64 @@
+/* 128-bit building blocks shared by the x86 CRC-32 folding kernels. Included by each
+ * kernel file, so every copy is compiled with that file's -m flags (PCLMULQDQ at least).
+ * Conventions (register bit m = coefficient of x^(127-m), multipliers x^(N-1) mod G)
+ * are explained in scripts/gen_crc32_tables.py, which also checks them against zlib. */
+#ifndef EMBD_CRC32_X86_COMMON_H
+#define EMBD_CRC32_X86_COMMON_H
+
+#include <immintrin.h>
+
+#include "crc32_scalar.h"
+#include "internal.h"
+
+/* { FOLD_D_HI, FOLD_D_LO } as one vector: the low qword multiplies the lane's low qword. */
+#define EMBD_K128(d) _mm_set_epi64x((long long)EMBD_CRC32_FOLD_##d##_LO, \
+                                    (long long)EMBD_CRC32_FOLD_##d##_HI)
+
+/* The 16 bytes `a` moved forward by the distance `k` encodes (a 96-bit result). */
+static inline __m128i embd_fold128(__m128i a, __m128i k) {
+  return _mm_xor_si128(_mm_clmulepi64_si128(a, k, 0x00), _mm_clmulepi64_si128(a, k, 0x11));
+}
+
+/* CRC_raw(0, r): what is still owed once everything is folded into one register that
+ * ends where the message ends. Sixteen independent table loads beat a Barrett reduction's
+ * chain of three dependent multiplies here, and reuse the scalar reference's tables. */
+static inline uint32_t embd_crc32_x86_finish(__m128i r) {
+  uint8_t b[16];
+  _mm_storeu_si128((__m128i *)b, r);
+  return embd_crc32_raw_16(0, b);
+}
+
+/* Fold `r` (which ends `tail` bytes before `end`) over the last 1..15 bytes. Needs at
+ * least 16 readable bytes before `end`: the last 16 are loaded and the ones already
+ * folded are masked away. */
+static inline __m128i embd_crc32_x86_tail16(__m128i r, const uint8_t *end, size_t tail) {
+  static const uint8_t keep_mask[32] = {
+      0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+  __m128i last = _mm_loadu_si128((const __m128i *)(const void *)(end - 16));
+  last = _mm_and_si128(last, _mm_loadu_si128((const __m128i *)(const void *)(keep_mask + tail)));
+  __m128i k = _mm_loadu_si128((const __m128i *)(const void *)embd_crc32_fold_by[tail]);
+  return _mm_xor_si128(embd_fold128(r, k), last);
+}
+
+/* Messages of 16..63 bytes (and the end of longer ones): one register, 16 bytes at a time.
+ * `r` already holds the first 16 bytes (with the initial CRC folded in), p points after
+ * them. */
+static inline uint32_t embd_crc32_x86_rest(__m128i r, const uint8_t *p, size_t len) {
+  const __m128i k16 = EMBD_K128(16);
+  while (len >= 16) {
+    r = _mm_xor_si128(embd_fold128(r, k16), _mm_loadu_si128((const __m128i *)(const void *)p));
+    p += 16;
+    len -= 16;
+  }
+  if (len) r = embd_crc32_x86_tail16(r, p + len, len);
+  return embd_crc32_x86_finish(r);
+}
+
+/* The first 16 bytes with the (inverted) CRC XORed into the first 4. */
+static inline __m128i embd_crc32_x86_first(const uint8_t *p, uint32_t x) {
+  return _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)p),
+                       _mm_cvtsi32_si128((int)x));
+}
+
+#endif
