@@ -23,9 +23,16 @@ static inline __m128i embd_fold128(__m128i a, __m128i k) {
  * ends where the message ends. Sixteen independent table loads beat a Barrett reduction's
  * chain of three dependent multiplies here, and reuse the scalar reference's tables. */
 static inline uint32_t embd_crc32_x86_finish(__m128i r) {
-  uint8_t b[16];
-  _mm_storeu_si128((__m128i *)b, r);
-  return embd_crc32_raw_16(0, b);
+  /* From general registers rather than a store and byte reloads: vector-to-byte store
+   * forwarding adds latency that the 64-byte case feels. */
+  uint64_t lo = (uint64_t)_mm_cvtsi128_si64(r);
+  uint64_t hi = (uint64_t)_mm_extract_epi64(r, 1);
+  const uint32_t(*t)[256] = embd_crc32_slice;
+  return t[15][lo & 0xFF] ^ t[14][(lo >> 8) & 0xFF] ^ t[13][(lo >> 16) & 0xFF] ^
+         t[12][(lo >> 24) & 0xFF] ^ t[11][(lo >> 32) & 0xFF] ^ t[10][(lo >> 40) & 0xFF] ^
+         t[9][(lo >> 48) & 0xFF] ^ t[8][lo >> 56] ^ t[7][hi & 0xFF] ^ t[6][(hi >> 8) & 0xFF] ^
+         t[5][(hi >> 16) & 0xFF] ^ t[4][(hi >> 24) & 0xFF] ^ t[3][(hi >> 32) & 0xFF] ^
+         t[2][(hi >> 40) & 0xFF] ^ t[1][(hi >> 48) & 0xFF] ^ t[0][hi >> 56];
 }
 
 /* Fold `r` (which ends `tail` bytes before `end`) over the last 1..15 bytes. Needs at
