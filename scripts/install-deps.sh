@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages embd needs to build, test, cross-test, fuzz and
+# benchmark. Idempotent and quiet: does nothing (and needs no network) when everything
+# is already there. Runs apt-get as root, or through sudo when not root.
+set -euo pipefail
+
+pkgs=(
+  build-essential cmake ninja-build pkg-config python3
+  clang libclang-rt-14-dev
+  libsimde-dev libcmocka-dev libbenchmark-dev zlib1g-dev
+  libisal-dev libdeflate-dev libssl-dev
+  gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-s390x-linux-gnu g++-s390x-linux-gnu
+  qemu-user binutils
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+((${#missing[@]})) || exit 0
+
+sudo=()
+[[ $(id -u) -eq 0 ]] || sudo=(sudo)
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The whole embd test suite, as CI runs it (.ci/run calls this):
+#   1. Release build: every unit test, every implementation the CPU runs, the suite once
+#      per forced tier, the dispatcher under qemu-x86_64 -cpu qemu64/Westmere/Haswell,
+#      the fuzz corpora as tests, the exported-symbol check;
+#   2. the same suite built with ASan + UBSan;
+#   3. the suite cross-built for aarch64 and big-endian s390x, run under qemu-user;
+#   4. every libFuzzer target for a short time (EMBD_FUZZ_SECONDS, default 30).
+# Installs missing Debian packages first. Build trees go to $EMBD_BUILD_ROOT (default
+# ./build). Ends with one line "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out=${EMBD_BUILD_ROOT:-$root/build}
+fuzz_seconds=${EMBD_FUZZ_SECONDS:-30}
+jobs=$(nproc 2>/dev/null || echo 2)
+
+bash scripts/install-deps.sh || { echo "install-deps failed"; exit 1; }
+
+passed=0
+failed=0
+failures=()
+step() {
+  local name=$1
+  shift
+  local t0=$SECONDS
+  echo "=== $name"
+  if "$@"; then
+    passed=$((passed + 1))
+    echo "=== $name: ok ($((SECONDS - t0)) s)"
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    echo "=== $name: FAILED ($((SECONDS - t0)) s)"
+  fi
+}
+
+build_and_test() {
+  local dir=$1
+  shift
+  cmake -S "$root" -B "$dir" -G Ninja -DEMBD_BUILD_TESTS=ON "$@" >"$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log"; return 1; }
+  cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+}
+
+mkdir -p "$out"
+step "release" build_and_test "$out/release" -DCMAKE_BUILD_TYPE=Release
+step "asan+ubsan" build_and_test "$out/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DEMBD_SANITIZE=address,undefined
+step "aarch64 (qemu)" bash scripts/cross-test.sh aarch64 "$out/aarch64"
+step "s390x big-endian (qemu)" bash scripts/cross-test.sh s390x "$out/s390x"
+step "fuzz (${fuzz_seconds}s per target)" bash scripts/fuzz.sh "$fuzz_seconds" "$out/fuzz"
+
+echo
+((failed)) && printf 'failed: %s\n' "${failures[@]}"
+echo "suite: $passed passed, $failed failed"
+((failed == 0))
