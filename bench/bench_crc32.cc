@@ -1,0 +1,218 @@
+// CRC-32 throughput: every implementation in embd's registry, the dispatched public
+// embd_crc32, and the anchors zlib crc32, ISA-L crc32_gzip_refl, libdeflate_crc32 and
+// memcpy of the same bytes, in one binary so that they share the machine's state.
+//
+// Names: <family>/<contender>/<bytes>/align<offset>, e.g. crc32/avx512-vpclmul/65536/align0,
+// crc32/embd/12/align16, memcpy/1048576/align0. <offset> is the distance of the
+// input from a 64-byte boundary. Bytes per second is set on every benchmark;
+// scripts/bench_ratios.py turns --benchmark_format=json output into ratios against
+// ISA-L and zlib.
+//
+// Registry implementations the CPU (or EMBD_ISA masking) cannot run are registered
+// anyway and skipped with an error, so a report shows what was not measured.
+//
+// Every contender is checked at start-up against the CRC-32 check value and against the
+// scalar reference at every benchmarked size and offset; any mismatch aborts, because a
+// fast wrong CRC is not a result.
+#include <benchmark/benchmark.h>
+
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "embd.h"
+
+#ifdef EMBD_BENCH_HAVE_ZLIB
+#include <zlib.h>
+#endif
+#ifdef EMBD_BENCH_HAVE_ISAL
+#include <isa-l/crc.h>
+#endif
+#ifdef EMBD_BENCH_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+
+namespace {
+
+constexpr size_t kSizes[] = {12, 64, 1024, 6160, 65536, 1048576};
+constexpr size_t kOffsets[] = {0, 16};
+constexpr size_t kMaxSize = 1048576;
+constexpr size_t kAlign = 64;
+
+using CrcFn = uint32_t (*)(uint32_t crc, const void *buf, size_t len);
+
+struct Contender {
+  std::string name;
+  CrcFn fn;          // nullptr: not runnable here
+  std::string why;   // reason when fn is nullptr
+};
+
+// 64-byte aligned source (with room for the largest offset) and memcpy destination.
+uint8_t *g_src;
+uint8_t *g_dst;
+
+uint8_t *alloc_aligned(size_t n) {
+  void *p = std::aligned_alloc(kAlign, (n + kAlign - 1) / kAlign * kAlign);
+  if (!p) {
+    std::fprintf(stderr, "bench_crc32: out of memory\n");
+    std::abort();
+  }
+  return static_cast<uint8_t *>(p);
+}
+
+void fill_random(uint8_t *p, size_t n) {
+  uint64_t x = 0x9E3779B97F4A7C15u;  // xorshift64*, fixed seed: reproducible input
+  for (size_t i = 0; i < n; i++) {
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    p[i] = static_cast<uint8_t>((x * 0x2545F4914F6CDD1Du) >> 56);
+  }
+}
+
+// ---- anchors, adapted to one signature ---------------------------------------------
+#ifdef EMBD_BENCH_HAVE_ZLIB
+uint32_t zlib_crc(uint32_t crc, const void *buf, size_t len) {
+  // Every benchmarked size fits in uInt; crc32_z would hide nothing here.
+  return static_cast<uint32_t>(
+      crc32(crc, static_cast<const Bytef *>(buf), static_cast<uInt>(len)));
+}
+#endif
+#ifdef EMBD_BENCH_HAVE_ISAL
+uint32_t isal_crc(uint32_t crc, const void *buf, size_t len) {
+  // crc32_gzip_refl takes a non-const pointer but does not write through it.
+  return crc32_gzip_refl(crc, const_cast<unsigned char *>(static_cast<const unsigned char *>(buf)),
+                         len);
+}
+#endif
+#ifdef EMBD_BENCH_HAVE_LIBDEFLATE
+uint32_t libdeflate_crc(uint32_t crc, const void *buf, size_t len) {
+  return libdeflate_crc32(crc, buf, len);
+}
+#endif
+
+[[noreturn]] void die(const std::string &what) {
+  std::fprintf(stderr, "bench_crc32: %s\n", what.c_str());
+  std::abort();
+}
+
+// Known answers: the check value, a chained call (same seed semantics as zlib: the CRC
+// of the previous bytes, not a raw register) and every benchmarked size and offset
+// against embd's scalar reference.
+void check_contender(const Contender &c, CrcFn ref) {
+  static const char kCheck[] = "123456789";
+  uint32_t v = c.fn(0, kCheck, 9);
+  if (v != 0xCBF43926u) {
+    char m[128];
+    std::snprintf(m, sizeof m, "%s(\"123456789\") = 0x%08" PRIx32 ", expected 0xcbf43926",
+                  c.name.c_str(), v);
+    die(m);
+  }
+  v = c.fn(c.fn(0, kCheck, 4), kCheck + 4, 5);
+  if (v != 0xCBF43926u)
+    die(c.name + ": chained call differs from one-shot: not zlib's seed semantics");
+  if (c.fn(0, kCheck, 0) != 0 || c.fn(0x12345678u, kCheck, 0) != 0x12345678u)
+    die(c.name + ": an empty update changes the CRC");
+  for (size_t off : kOffsets)
+    for (size_t n : kSizes)
+      for (uint32_t seed : {0u, 0xDEADBEEFu})
+        if (c.fn(seed, g_src + off, n) != ref(seed, g_src + off, n))
+          die(c.name + ": differs from the scalar reference at size " + std::to_string(n) +
+              ", offset " + std::to_string(off));
+}
+
+void bm_crc(benchmark::State &state, CrcFn fn, std::string why, size_t n, size_t off) {
+  if (!fn) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  const uint8_t *p = g_src + off;
+  for (auto _ : state) {
+    uint32_t c = fn(0, p, n);
+    benchmark::DoNotOptimize(c);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+}
+
+void bm_memcpy(benchmark::State &state, size_t n, size_t off) {
+  const uint8_t *p = g_src + off;
+  for (auto _ : state) {
+    std::memcpy(g_dst, p, n);
+    benchmark::DoNotOptimize(g_dst);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+}
+
+std::vector<Contender> collect_contenders() {
+  std::vector<Contender> cs;
+  size_t count = embd_impl_count(EMBD_KERNEL_CRC32);
+  for (size_t i = 0; i < count; i++) {
+    embd_impl_info info;
+    if (embd_impl_get(EMBD_KERNEL_CRC32, i, &info) != EMBD_OK)
+      die("embd_impl_get failed for index " + std::to_string(i));
+    CrcFn fn = embd_crc32_impl(i);
+    std::string why;
+    if (!fn) why = std::string(info.name) + " is not runnable on this CPU (or masked by EMBD_ISA)";
+    cs.push_back({info.name, fn, why});
+  }
+  cs.push_back({"embd", embd_crc32, ""});
+#ifdef EMBD_BENCH_HAVE_ZLIB
+  cs.push_back({"zlib", zlib_crc, ""});
+#endif
+#ifdef EMBD_BENCH_HAVE_ISAL
+  cs.push_back({"isal", isal_crc, ""});
+#endif
+#ifdef EMBD_BENCH_HAVE_LIBDEFLATE
+  cs.push_back({"libdeflate", libdeflate_crc, ""});
+#endif
+  return cs;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  g_src = alloc_aligned(kMaxSize + kAlign);
+  g_dst = alloc_aligned(kMaxSize + kAlign);
+  fill_random(g_src, kMaxSize + kAlign);
+  std::memset(g_dst, 0, kMaxSize + kAlign);
+
+  std::vector<Contender> cs = collect_contenders();
+  CrcFn ref = embd_crc32_impl(0);
+  if (!ref) die("the scalar reference (index 0) is not runnable");
+  std::string runnable, skipped;
+  for (const Contender &c : cs) {
+    if (c.fn) {
+      check_contender(c, ref);
+      runnable += (runnable.empty() ? "" : ",") + c.name;
+    } else {
+      skipped += (skipped.empty() ? "" : ",") + c.name;
+    }
+  }
+  benchmark::AddCustomContext("embd_version", embd_version());
+  benchmark::AddCustomContext("embd_crc32_active", embd_impl_active(EMBD_KERNEL_CRC32));
+  benchmark::AddCustomContext("crc32_contenders", runnable);
+  if (!skipped.empty()) benchmark::AddCustomContext("crc32_not_runnable", skipped);
+
+  for (size_t off : kOffsets) {
+    for (size_t n : kSizes) {
+      std::string tail = "/" + std::to_string(n) + "/align" + std::to_string(off);
+      for (const Contender &c : cs)
+        benchmark::RegisterBenchmark(("crc32/" + c.name + tail).c_str(), bm_crc, c.fn, c.why,
+                                     n, off);
+      benchmark::RegisterBenchmark(("memcpy" + tail).c_str(), bm_memcpy, n, off);
+    }
+  }
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::free(g_src);
+  std::free(g_dst);
+  return 0;
+}
