@@ -25,6 +25,7 @@ uint32_t embd_crc32_scalar(uint32_t crc, const void *buf, size_t len) {
 }
 
 uint32_t embd_crc32(uint32_t crc, const void *buf, size_t len) {
+  if (buf == NULL) return 0; /* zlib: crc32(x, Z_NULL, n) returns the initial value 0 */
   if (len < EMBD_CRC32_DISPATCH_MIN) {
     const uint8_t *p = (const uint8_t *)buf;
     uint32_t c = ~crc;

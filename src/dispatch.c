@@ -106,7 +106,9 @@ static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
   int cap = EMBD_TIER_NEON, have_tier = 0;
   uint64_t enabled = detected;
   const char *p = spec ? spec : "";
-  while (*p) {
+  int first = 1;
+  while (*p || (!first && p[-1] == ',')) {
+    first = 0;
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (len == 0) {
@@ -122,6 +124,11 @@ static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
       }
       enabled &= ~bit;
     } else if (len == 4 && memcmp(p, "auto", 4) == 0) {
+      if (have_tier) {
+        snprintf(msg, msgcap, "more than one tier in ISA spec \"%s\"", spec);
+        return EMBD_ERR_UNKNOWN_ISA;
+      }
+      have_tier = 2; /* "auto": no cap, nothing to check */
       cap = EMBD_TIER_NEON;
     } else {
       int t = -1;
@@ -144,7 +151,7 @@ static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
     p += len;
     if (*p == ',') p++;
   }
-  if (have_tier) {
+  if (have_tier == 1) {
     uint64_t missing = embd_tier_required((embd_tier)cap) & ~enabled;
     if (missing) {
       const char *fname = "?";
@@ -165,11 +172,21 @@ static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
 
 /* ---- resolution ------------------------------------------------------------------ */
 
+/* CPU detection alone, without EMBD_ISA: embd_isa_check must work even when the
+ * environment holds a spec that would abort. Racing first calls store the same value. */
+static uint64_t detected_features(void) {
+  uint64_t f = atomic_load_explicit(&g_detected, memory_order_acquire);
+  if (!f) {
+    f = embd_cpu_detect();
+    atomic_store_explicit(&g_detected, f, memory_order_release);
+  }
+  return f;
+}
+
 /* Caller holds g_lock. */
 static void init_locked(void) {
   if (atomic_load_explicit(&g_ready, memory_order_acquire)) return;
-  uint64_t detected = embd_cpu_detect();
-  atomic_store_explicit(&g_detected, detected, memory_order_release);
+  uint64_t detected = detected_features();
   int cap;
   uint64_t enabled;
   char msg[256];
@@ -203,10 +220,7 @@ embd_crc32_fn embd_crc32_dispatched(void) {
 
 /* ---- public API ------------------------------------------------------------------ */
 
-uint64_t embd_cpu_features(void) {
-  ensure_init();
-  return atomic_load_explicit(&g_detected, memory_order_acquire);
-}
+uint64_t embd_cpu_features(void) { return detected_features(); }
 
 uint64_t embd_cpu_features_enabled(void) {
   ensure_init();
@@ -217,7 +231,7 @@ embd_result embd_isa_check(const char *spec) {
   int cap;
   uint64_t enabled;
   char msg[256];
-  return parse_spec(spec, embd_cpu_features(), &cap, &enabled, msg, sizeof msg);
+  return parse_spec(spec, detected_features(), &cap, &enabled, msg, sizeof msg);
 }
 
 embd_result embd_isa_set(const char *spec) {
@@ -236,10 +250,13 @@ embd_result embd_impl_get(embd_kernel kernel, size_t index, embd_impl_info *out)
   const struct embd_impl_desc *d = embd_impl_desc(kernel, index);
   if (!d || !out) return EMBD_ERR_INVALID_ARGUMENT;
   uint64_t enabled = embd_cpu_features_enabled();
+  int cap = atomic_load_explicit(&g_cap, memory_order_acquire);
   out->name = d->name;
   out->tier = d->tier;
   out->required = d->required;
-  out->runnable = (d->required & ~enabled) == 0;
+  /* A forced tier hides the implementations above it too: a benchmark or test run with
+   * EMBD_ISA=avx2 must not measure or call avx512 code through the registry. */
+  out->runnable = (d->required & ~enabled) == 0 && (int)d->tier <= cap;
   return EMBD_OK;
 }
 

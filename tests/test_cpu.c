@@ -68,13 +68,31 @@ static void check_crc_now(const char *ctx) {
   }
 }
 
-/* Registry flags follow the enabled features. */
-static void check_runnable_flags(const char *ctx) {
+/* The tier cap a spec sets: its tier word, or none (every tier) without one. */
+static int spec_cap(const char *spec) {
+  static const char *const tiers[] = {"scalar", "sse42", "avx2", "avx512", "neon"};
+  int cap = EMBD_TIER_NEON;
+  if (!spec) return cap;
+  const char *p = spec;
+  while (*p) {
+    size_t len = strcspn(p, ",");
+    for (int t = 0; t < 5; t++)
+      if (strlen(tiers[t]) == len && strncmp(p, tiers[t], len) == 0) cap = t;
+    p += len;
+    if (*p == ',') p++;
+  }
+  return cap;
+}
+
+/* Registry flags follow the enabled features and the forced tier: an implementation
+ * above the tier is not runnable either. */
+static void check_runnable_flags(const char *ctx, const char *spec) {
   const uint64_t en = embd_cpu_features_enabled();
+  const int cap = spec_cap(spec);
   for (size_t i = 0; i < embd_impl_count(EMBD_KERNEL_CRC32); i++) {
     embd_impl_info in;
     assert_int_equal(embd_impl_get(EMBD_KERNEL_CRC32, i, &in), EMBD_OK);
-    const int expect = (in.required & ~en) == 0;
+    const int expect = (in.required & ~en) == 0 && (int)in.tier <= cap;
     if ((in.runnable != 0) != expect || (embd_crc32_impl(i) != NULL) != expect)
       fail_msg("%s: %s runnable=%d embd_crc32_impl=%p but required %#llx enabled %#llx", ctx,
                in.name, in.runnable, (void *)(uintptr_t)embd_crc32_impl(i),
@@ -86,7 +104,7 @@ static void check_dispatch(const char *spec) {
   char msg[256];
   if (tu_check_dispatch(spec, msg, sizeof msg) != 0)
     fail_msg("spec \"%s\": %s", spec ? spec : "(NULL)", msg);
-  check_runnable_flags(spec ? spec : "(NULL)");
+  check_runnable_flags(spec ? spec : "(NULL)", spec);
   check_crc_now(spec ? spec : "(NULL)");
 }
 
@@ -201,7 +219,8 @@ static void test_spec_errors(void **state) {
   static const char *const unknown[] = {
       "bogus", "-nosuchfeature", "scalar,avx2", "scalar,scalar", "SCALAR", "avx-512",
       ",scalar", "scalar,,-avx2", "-", "avx2f", "-scalar", "avx512f", "scalar -avx2",
-      "auto,bogus", "neon,-pmull,-nosuch"};
+      "auto,bogus", "neon,-pmull,-nosuch", "scalar,auto", "auto,scalar", "auto,auto",
+      "scalar,", "-avx2,"};
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
     if (embd_isa_check(unknown[i]) != EMBD_ERR_UNKNOWN_ISA)
       fail_msg("embd_isa_check(\"%s\") = %d, want EMBD_ERR_UNKNOWN_ISA", unknown[i],

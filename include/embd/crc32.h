@@ -15,8 +15,8 @@ extern "C" {
 #endif
 
 /* Updates `crc` (0 to start) with `len` bytes at `buf`; exactly zlib's crc32(): the
- * reflected polynomial 0xEDB88320, pre- and post-inverted. `buf` may be NULL when `len`
- * is 0. Any alignment. Inputs shorter than a few dozen bytes take an inline table path
+ * reflected polynomial 0xEDB88320, pre- and post-inverted, and, as in zlib, a NULL `buf`
+ * returns 0 (the initial value) whatever `crc` and `len` are. Any alignment. Inputs shorter than a few dozen bytes take an inline table path
  * that does not go through the dispatch table. */
 EMBD_API uint32_t embd_crc32(uint32_t crc, const void *buf, size_t len);
 
@@ -25,7 +25,8 @@ EMBD_API uint32_t embd_crc32(uint32_t crc, const void *buf, size_t len);
  * not fit in memory. */
 EMBD_API uint32_t embd_crc32_combine(uint32_t crc1, uint32_t crc2, uint64_t len2);
 
-/* One CRC-32 implementation, callable directly (same semantics as embd_crc32). */
+/* One CRC-32 implementation, callable directly (same semantics as embd_crc32, except
+ * that `buf` must not be NULL unless `len` is 0, which returns `crc` unchanged). */
 typedef uint32_t (*embd_crc32_fn)(uint32_t crc, const void *buf, size_t len);
 
 /* Implementation `index` of EMBD_KERNEL_CRC32 (see embd_impl_get), or NULL when the

@@ -54,7 +54,7 @@ static inline const void *addr(uintptr_t a) { return (const void *)a; }
 static inline uint32_t crc_small(uint32_t x, uintptr_t end, size_t len) {
   unsigned k = 64 - (unsigned)len;
   __m512i z = _mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(end - 64));
-  return embd_crc32_x86_finish(zmm_to128(_mm512_xor_si512(z, crc_at(x, k))));
+  return embd_crc32_x86_finish_barrett(zmm_to128(_mm512_xor_si512(z, crc_at(x, k))));
 }
 
 uint32_t embd_crc32_vpclmul_avx512(uint32_t crc, const void *buf, size_t len) {
@@ -116,5 +116,5 @@ uint32_t embd_crc32_vpclmul_avx512(uint32_t crc, const void *buf, size_t len) {
     __m128i kt = _mm_loadu_si128((const __m128i *)(const void *)embd_crc32_fold_by[tail]);
     r = _mm_xor_si128(embd_fold128(r, kt), zmm_to128(t));
   }
-  return ~embd_crc32_x86_finish(r);
+  return ~(len < 256 ? embd_crc32_x86_finish_barrett(r) : embd_crc32_x86_finish(r));
 }
