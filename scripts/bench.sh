@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${EMBD_BUILD_ROOT:-$(pwd)/build}
+mkdir -p "$out"
 bash scripts/install-deps.sh
 cmake -S . -B "$out/bench" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBD_BUILD_BENCH=ON \
   -DEMBD_BUILD_TESTS=OFF >"$out/bench.configure.log" 2>&1 || { cat "$out/bench.configure.log"; exit 1; }

@@ -24,22 +24,29 @@ uint32_t embd_crc32_scalar(uint32_t crc, const void *buf, size_t len) {
   return ~c;
 }
 
+/* A length known at compile time lets the compiler unroll the table step completely:
+ * the 12-byte frame header CRC becomes 12 independent loads and an XOR tree. */
+#define SMALL_CASE(n) \
+  case n: return ~embd_crc32_raw_upto16(c, p, n)
+
+static uint32_t crc32_small(uint32_t crc, const uint8_t *p, size_t len) {
+  uint32_t c = ~crc;
+  if (len >= 16) {
+    c = embd_crc32_raw_16(c, p);
+    p += 16;
+    len -= 16;
+  }
+  switch (len) {
+    SMALL_CASE(4); SMALL_CASE(5); SMALL_CASE(6); SMALL_CASE(7); SMALL_CASE(8);
+    SMALL_CASE(9); SMALL_CASE(10); SMALL_CASE(11); SMALL_CASE(12); SMALL_CASE(13);
+    SMALL_CASE(14); SMALL_CASE(15);
+    default: return ~embd_crc32_raw_bytes(c, p, len);
+  }
+}
+
 uint32_t embd_crc32(uint32_t crc, const void *buf, size_t len) {
   if (buf == NULL) return 0; /* zlib: crc32(x, Z_NULL, n) returns the initial value 0 */
-  if (len < EMBD_CRC32_DISPATCH_MIN) {
-    const uint8_t *p = (const uint8_t *)buf;
-    uint32_t c = ~crc;
-    if (len >= 16) {
-      c = embd_crc32_raw_16(c, p);
-      p += 16;
-      len -= 16;
-    }
-    if (len >= 4)
-      c = embd_crc32_raw_upto16(c, p, len);
-    else
-      c = embd_crc32_raw_bytes(c, p, len);
-    return ~c;
-  }
+  if (len < EMBD_CRC32_DISPATCH_MIN) return crc32_small(crc, (const uint8_t *)buf, len);
   return embd_crc32_dispatched()(crc, buf, len);
 }
 

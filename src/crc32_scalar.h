@@ -25,7 +25,7 @@ static inline uint32_t embd_crc32_raw_bytes(uint32_t c, const uint8_t *p, size_t
 
 /* 4 <= n <= 16 bytes in one step: every table lookup is independent, so the latency is
  * one load plus an XOR tree whatever n is (the 12-byte frame header CRC is this). */
-static inline uint32_t embd_crc32_raw_upto16(uint32_t c, const uint8_t *p, size_t n) {
+static inline __attribute__((always_inline)) uint32_t embd_crc32_raw_upto16(uint32_t c, const uint8_t *p, size_t n) {
   uint32_t x = c ^ embd_crc32_le32(p);
   uint32_t r = EMBD_CRC32_T[n - 1][x & 0xFF] ^ EMBD_CRC32_T[n - 2][(x >> 8) & 0xFF] ^
                EMBD_CRC32_T[n - 3][(x >> 16) & 0xFF] ^ EMBD_CRC32_T[n - 4][x >> 24];
