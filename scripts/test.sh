@@ -46,6 +46,7 @@ build_and_test() {
 
 mkdir -p "$out"
 step "release" build_and_test "$out/release" -DCMAKE_BUILD_TYPE=Release
+step "install: find_package + pkg-config consumers" bash scripts/check-install.sh "$out/release"
 step "asan+ubsan" build_and_test "$out/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DEMBD_SANITIZE=address,undefined
 step "tsan (dispatch under concurrent embd_isa_set)" build_and_test "$out/tsan" \
