@@ -17,13 +17,32 @@ macro(_embd_family target def flags)
   set(_srcs ${ARGN})
   set(_f ${flags})
   separate_arguments(_f)
+  list(APPEND _f ${EMBD_KERNEL_CFLAGS})
   set_source_files_properties(${_srcs} PROPERTIES
-    COMPILE_OPTIONS "${_f};${EMBD_KERNEL_CFLAGS}"
+    COMPILE_OPTIONS "${_f}"
     COMPILE_DEFINITIONS "EMBD_KERNEL_FILE")
   target_sources(${target} PRIVATE ${_srcs})
   target_compile_definitions(${target} PRIVATE ${def})
   list(APPEND EMBD_KERNELS_BUILT ${def})
 endmacro()
+
+# simde (header-only, architecture-independent) for the NEON kernels written against its
+# API. A cross compiler does not search the host's /usr/include, and putting all of it on
+# a cross compile's path would mix in host headers: the kernel files get a directory that
+# holds only a link to simde.
+function(_embd_find_simde out)
+  find_path(EMBD_SIMDE_INCLUDE simde/arm/neon.h NO_CMAKE_FIND_ROOT_PATH)
+  if(NOT EMBD_SIMDE_INCLUDE)
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  set(_dir ${CMAKE_BINARY_DIR}/embd-simde-include)
+  if(NOT EXISTS ${_dir}/simde)
+    file(MAKE_DIRECTORY ${_dir})
+    file(CREATE_LINK ${EMBD_SIMDE_INCLUDE}/simde ${_dir}/simde SYMBOLIC)
+  endif()
+  set(${out} ${_dir} PARENT_SCOPE)
+endfunction()
 
 function(embd_add_kernels target)
   set(EMBD_KERNELS_BUILT "")
@@ -32,6 +51,10 @@ function(embd_add_kernels target)
     return()
   endif()
   set(_p ${PROJECT_SOURCE_DIR}/src/arch)
+  _embd_find_simde(_simde)
+  if(NOT _simde)
+    message(WARNING "embd: simde (simde/arm/neon.h) not found: the NEON bswap kernel is skipped")
+  endif()
   if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
     set(EMBD_FLAGS_SSE42 "-mssse3 -msse4.2 -mpclmul")
     set(EMBD_FLAGS_AVX2 "-mssse3 -msse4.2 -mpclmul -mavx2 -mbmi2 -mvpclmulqdq")
@@ -43,20 +66,26 @@ function(embd_add_kernels target)
     _embd_probe(EMBD_CC_AVX512 "${EMBD_FLAGS_AVX512}"
       "#include <immintrin.h>\nint main(void){__m512i a=_mm512_setzero_si512();a=_mm512_clmulepi64_epi128(a,a,0);a=_mm512_permutexvar_epi8(a,a);return _mm_cvtsi128_si32(_mm512_castsi512_si128(a));}")
     if(EMBD_CC_SSE42)
-      _embd_family(${target} EMBD_HAVE_X86_SSE42 "${EMBD_FLAGS_SSE42}"
-        ${_p}/x86/crc32_pclmul.c)
+      set(_sse42_srcs ${_p}/x86/crc32_pclmul.c ${_p}/x86/bswap_ssse3.c)
+      if(_simde)
+        # The NEON kernel through simde: SSSE3 code, registered as "neon-simde".
+        list(APPEND _sse42_srcs ${_p}/arm/bswap_neon.c)
+        set_source_files_properties(${_p}/arm/bswap_neon.c PROPERTIES INCLUDE_DIRECTORIES ${_simde})
+        target_compile_definitions(${target} PRIVATE EMBD_HAVE_NEON_SIMDE)
+      endif()
+      _embd_family(${target} EMBD_HAVE_X86_SSE42 "${EMBD_FLAGS_SSE42}" ${_sse42_srcs})
     else()
       message(WARNING "embd: compiler cannot build the sse42 tier; skipped")
     endif()
     if(EMBD_CC_AVX2)
       _embd_family(${target} EMBD_HAVE_X86_AVX2 "${EMBD_FLAGS_AVX2}"
-        ${_p}/x86/crc32_vpclmul_avx2.c)
+        ${_p}/x86/crc32_vpclmul_avx2.c ${_p}/x86/bswap_avx2.c)
     else()
       message(WARNING "embd: compiler cannot build the avx2 tier; skipped")
     endif()
     if(EMBD_CC_AVX512)
       _embd_family(${target} EMBD_HAVE_X86_AVX512 "${EMBD_FLAGS_AVX512}"
-        ${_p}/x86/crc32_vpclmul_avx512.c)
+        ${_p}/x86/crc32_vpclmul_avx512.c ${_p}/x86/bswap_avx512.c)
     else()
       message(WARNING "embd: compiler cannot build the avx512 tier; skipped")
     endif()
@@ -67,6 +96,12 @@ function(embd_add_kernels target)
       "#include <arm_acle.h>\nint main(void){return (int)__crc32d(0,1);}")
     _embd_probe(EMBD_CC_ARM_PMULL "${EMBD_FLAGS_ARM_PMULL}"
       "#include <arm_neon.h>\n#include <arm_acle.h>\nint main(void){poly128_t p=vmull_p64(1,2);return (int)__crc32d(0,(uint64_t)vgetq_lane_u64(vreinterpretq_u64_p128(p),0));}")
+    # NEON (ASIMD) is part of the aarch64 baseline: this family needs no flags and is
+    # always built (given simde).
+    if(_simde)
+      set_source_files_properties(${_p}/arm/bswap_neon.c PROPERTIES INCLUDE_DIRECTORIES ${_simde})
+      _embd_family(${target} EMBD_HAVE_ARM_NEON "" ${_p}/arm/bswap_neon.c)
+    endif()
     if(EMBD_CC_ARM_CRC)
       _embd_family(${target} EMBD_HAVE_ARM_CRC32 "${EMBD_FLAGS_ARM_CRC}"
         ${_p}/arm/crc32_armv8.c)

@@ -4,6 +4,7 @@
  *   embd/common.h  version, export macro, result codes, embd_strerror
  *   embd/cpu.h     CPU features, tiers, implementation registry, EMBD_ISA
  *   embd/crc32.h   CRC-32 (zlib polynomial)
+ *   embd/bswap.h   32-bit byte swaps, host <-> wire order (f32 LE, u32 BE)
  */
 #ifndef EMBD_H
 #define EMBD_H
@@ -11,5 +12,6 @@
 #include "embd/common.h"
 #include "embd/cpu.h"
 #include "embd/crc32.h"
+#include "embd/bswap.h"
 
 #endif

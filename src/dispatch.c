@@ -24,22 +24,43 @@
 
 /* In order of preference, lowest first: resolution takes the last runnable one. */
 static const struct embd_impl_desc crc32_impls[] = {
-    {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_crc32_scalar)},
+    {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_crc32_scalar), 1},
 #if defined(EMBD_HAVE_X86_SSE42)
-    {"sse42-pclmul", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_crc32_pclmul)},
+    {"sse42-pclmul", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_crc32_pclmul), 1},
 #endif
 #if defined(EMBD_HAVE_X86_AVX2)
-    {"avx2-vpclmul", EMBD_TIER_AVX2, REQ_AVX2 | EMBD_CPU_VPCLMULQDQ, FN(embd_crc32_vpclmul_avx2)},
+    {"avx2-vpclmul", EMBD_TIER_AVX2, REQ_AVX2 | EMBD_CPU_VPCLMULQDQ, FN(embd_crc32_vpclmul_avx2), 1},
 #endif
 #if defined(EMBD_HAVE_X86_AVX512)
-    {"avx512-vpclmul", EMBD_TIER_AVX512, REQ_AVX512, FN(embd_crc32_vpclmul_avx512)},
+    {"avx512-vpclmul", EMBD_TIER_AVX512, REQ_AVX512, FN(embd_crc32_vpclmul_avx512), 1},
 #endif
 #if defined(EMBD_HAVE_ARM_CRC32)
-    {"armv8-crc", EMBD_TIER_NEON, EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32, FN(embd_crc32_armv8)},
+    {"armv8-crc", EMBD_TIER_NEON, EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32, FN(embd_crc32_armv8), 1},
 #endif
 #if defined(EMBD_HAVE_ARM_PMULL)
     {"armv8-crc-pmull", EMBD_TIER_NEON,
-     EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32 | EMBD_CPU_ARM_PMULL, FN(embd_crc32_armv8_pmull)},
+     EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32 | EMBD_CPU_ARM_PMULL, FN(embd_crc32_armv8_pmull), 1},
+#endif
+};
+
+static const struct embd_impl_desc bswap32_impls[] = {
+    {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_bswap32_scalar), 1},
+#if defined(EMBD_HAVE_X86_SSE42)
+    {"sse42-ssse3", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_bswap32_ssse3), 1},
+#endif
+#if defined(EMBD_HAVE_X86_AVX2)
+    {"avx2", EMBD_TIER_AVX2, REQ_AVX2, FN(embd_bswap32_avx2), 1},
+#endif
+#if defined(EMBD_HAVE_X86_AVX512)
+    {"avx512-bw", EMBD_TIER_AVX512, REQ_AVX2 | EMBD_CPU_AVX512F | EMBD_CPU_AVX512BW, FN(embd_bswap32_avx512), 1},
+#endif
+#if defined(EMBD_HAVE_NEON_SIMDE)
+    /* The NEON kernel compiled through simde (SSSE3 code, -mssse3 with the sse42 family):
+     * for tests and benchmarks only, never picked. */
+    {"neon-simde", EMBD_TIER_SCALAR, REQ_SSE42, FN(embd_bswap32_neon), 0},
+#endif
+#if defined(EMBD_HAVE_ARM_NEON)
+    {"neon", EMBD_TIER_NEON, EMBD_CPU_ASIMD, FN(embd_bswap32_neon), 1},
 #endif
 };
 
@@ -49,6 +70,8 @@ static const struct {
   const char *name;
 } registry[EMBD_KERNEL_COUNT_] = {
     [EMBD_KERNEL_CRC32] = {crc32_impls, sizeof crc32_impls / sizeof crc32_impls[0], "crc32"},
+    [EMBD_KERNEL_BSWAP32] = {bswap32_impls, sizeof bswap32_impls / sizeof bswap32_impls[0],
+                             "bswap32"},
 };
 
 const struct embd_impl_desc *embd_impl_desc(embd_kernel kernel, size_t index) {
@@ -77,11 +100,13 @@ static _Atomic(size_t) g_active[EMBD_KERNEL_COUNT_];
 
 static uint32_t crc32_stub(uint32_t crc, const void *buf, size_t len);
 static _Atomic(embd_crc32_fn) g_crc32 = crc32_stub;
+static void bswap32_stub(void *dst, const void *src, size_t n);
+static _Atomic(embd_bswap32_fn) g_bswap32 = bswap32_stub;
 
 static size_t select_impl(embd_kernel k, int cap, uint64_t enabled) {
   for (size_t i = registry[k].count; i-- > 0;) {
     const struct embd_impl_desc *d = &registry[k].impls[i];
-    if ((int)d->tier <= cap && (d->required & ~enabled) == 0) return i;
+    if (d->selectable && (int)d->tier <= cap && (d->required & ~enabled) == 0) return i;
   }
   return 0;
 }
@@ -95,6 +120,8 @@ static void apply(int cap, uint64_t enabled) {
                           memory_order_release);
   size_t i = atomic_load_explicit(&g_active[EMBD_KERNEL_CRC32], memory_order_relaxed);
   atomic_store_explicit(&g_crc32, (embd_crc32_fn)crc32_impls[i].fn, memory_order_release);
+  i = atomic_load_explicit(&g_active[EMBD_KERNEL_BSWAP32], memory_order_relaxed);
+  atomic_store_explicit(&g_bswap32, (embd_bswap32_fn)bswap32_impls[i].fn, memory_order_release);
 }
 
 /* ---- spec parsing ---------------------------------------------------------------- */
@@ -218,6 +245,15 @@ embd_crc32_fn embd_crc32_dispatched(void) {
   return atomic_load_explicit(&g_crc32, memory_order_acquire);
 }
 
+static void bswap32_stub(void *dst, const void *src, size_t n) {
+  ensure_init();
+  atomic_load_explicit(&g_bswap32, memory_order_acquire)(dst, src, n);
+}
+
+embd_bswap32_fn embd_bswap32_dispatched(void) {
+  return atomic_load_explicit(&g_bswap32, memory_order_acquire);
+}
+
 /* ---- public API ------------------------------------------------------------------ */
 
 uint64_t embd_cpu_features(void) { return detected_features(); }
@@ -271,4 +307,10 @@ embd_crc32_fn embd_crc32_impl(size_t index) {
   embd_impl_info info;
   if (embd_impl_get(EMBD_KERNEL_CRC32, index, &info) != EMBD_OK || !info.runnable) return NULL;
   return (embd_crc32_fn)crc32_impls[index].fn;
+}
+
+embd_bswap32_fn embd_bswap32_impl(size_t index) {
+  embd_impl_info info;
+  if (embd_impl_get(EMBD_KERNEL_BSWAP32, index, &info) != EMBD_OK || !info.runnable) return NULL;
+  return (embd_bswap32_fn)bswap32_impls[index].fn;
 }

@@ -5,7 +5,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "embd/bswap.h"
 #include "embd/cpu.h"
 #include "embd/crc32.h"
 
@@ -34,6 +36,9 @@ struct embd_impl_desc {
   embd_tier tier;
   uint64_t required;
   embd_any_fn fn;
+  /* 0: listed (embd_impl_get, embd_<kernel>_impl) but never picked by the dispatcher,
+   * e.g. the NEON kernel built through simde on x86. */
+  int selectable;
 };
 
 /* Returns the descriptor of implementation `index` of `kernel`, or NULL. */
@@ -56,6 +61,32 @@ EMBD_INTERNAL uint32_t embd_crc32_armv8(uint32_t crc, const void *buf, size_t le
 #endif
 #if defined(EMBD_HAVE_ARM_PMULL)
 EMBD_INTERNAL uint32_t embd_crc32_armv8_pmull(uint32_t crc, const void *buf, size_t len);
+#endif
+
+/* ---- bswap32 kernels ---- */
+/* The portable word loop, shared by the scalar kernel and the SIMD kernels' short tails.
+ * memcpy keeps it alignment- and aliasing-safe, and works in place. */
+static inline void embd_bswap32_words(uint8_t *d, const uint8_t *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t w;
+    memcpy(&w, s + 4 * i, 4);
+    w = __builtin_bswap32(w);
+    memcpy(d + 4 * i, &w, 4);
+  }
+}
+EMBD_INTERNAL void embd_bswap32_scalar(void *dst, const void *src, size_t n);
+EMBD_INTERNAL embd_bswap32_fn embd_bswap32_dispatched(void);
+#if defined(EMBD_HAVE_X86_SSE42)
+EMBD_INTERNAL void embd_bswap32_ssse3(void *dst, const void *src, size_t n);
+#endif
+#if defined(EMBD_HAVE_X86_AVX2)
+EMBD_INTERNAL void embd_bswap32_avx2(void *dst, const void *src, size_t n);
+#endif
+#if defined(EMBD_HAVE_X86_AVX512)
+EMBD_INTERNAL void embd_bswap32_avx512(void *dst, const void *src, size_t n);
+#endif
+#if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
+EMBD_INTERNAL void embd_bswap32_neon(void *dst, const void *src, size_t n);
 #endif
 
 #endif

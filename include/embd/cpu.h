@@ -58,6 +58,7 @@ typedef enum embd_tier {
 
 typedef enum embd_kernel {
   EMBD_KERNEL_CRC32 = 0,
+  EMBD_KERNEL_BSWAP32 = 1,
   EMBD_KERNEL_COUNT_ /* number of kernel families; not a kernel */
 } embd_kernel;
 
@@ -74,7 +75,7 @@ EMBD_API const char *embd_cpu_feature_name(uint64_t feature_bit);
 
 /* Tier names: "scalar", "sse42", "avx2", "avx512", "neon"; NULL for others. */
 EMBD_API const char *embd_tier_name(embd_tier tier);
-/* Kernel family names: "crc32"; NULL for others. */
+/* Kernel family names: "crc32", "bswap32"; NULL for others. */
 EMBD_API const char *embd_kernel_name(embd_kernel kernel);
 
 /* Force a tier and/or mask features for the whole process, with the syntax described

@@ -1,0 +1,45 @@
+/* bswap32 with AVX2 vpshufb, 4 x 32 bytes per iteration. Built with the avx2 family's
+ * flags.
+ *
+ * Tails: one overlapping 32-byte vector ending at the last word (or, for 16..31 bytes,
+ * two overlapping 16-byte ones), loaded before anything is stored so that the in-place
+ * case (dst == src) never re-reads a word that was already swapped. */
+#include <immintrin.h>
+
+#include "internal.h"
+
+void embd_bswap32_avx2(void *dst, const void *src, size_t n) {
+  uint8_t *d = (uint8_t *)dst;
+  const uint8_t *s = (const uint8_t *)src;
+  const size_t bytes = 4 * n;
+  const __m128i m16 = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+  if (bytes < 32) {
+    if (bytes < 16) {
+      embd_bswap32_words(d, s, n);
+      return;
+    }
+    const __m128i a = _mm_loadu_si128((const __m128i *)s);
+    const __m128i b = _mm_loadu_si128((const __m128i *)(s + bytes - 16));
+    _mm_storeu_si128((__m128i *)d, _mm_shuffle_epi8(a, m16));
+    _mm_storeu_si128((__m128i *)(d + bytes - 16), _mm_shuffle_epi8(b, m16));
+    return;
+  }
+  const __m256i m = _mm256_broadcastsi128_si256(m16);
+  const __m256i tail = _mm256_loadu_si256((const __m256i *)(s + bytes - 32));
+  size_t i = 0;
+  for (; i + 128 <= bytes; i += 128) {
+    __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
+    __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
+    __m256i c = _mm256_loadu_si256((const __m256i *)(s + i + 64));
+    __m256i e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
+    _mm256_storeu_si256((__m256i *)(d + i), _mm256_shuffle_epi8(a, m));
+    _mm256_storeu_si256((__m256i *)(d + i + 32), _mm256_shuffle_epi8(b, m));
+    _mm256_storeu_si256((__m256i *)(d + i + 64), _mm256_shuffle_epi8(c, m));
+    _mm256_storeu_si256((__m256i *)(d + i + 96), _mm256_shuffle_epi8(e, m));
+  }
+  for (; i + 32 <= bytes; i += 32)
+    _mm256_storeu_si256((__m256i *)(d + i),
+                        _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(s + i)), m));
+  if (i < bytes) _mm256_storeu_si256((__m256i *)(d + bytes - 32), _mm256_shuffle_epi8(tail, m));
+  _mm256_zeroupper();
+}
