@@ -5,6 +5,7 @@
  *   embd/cpu.h     CPU features, tiers, implementation registry, EMBD_ISA
  *   embd/crc32.h   CRC-32 (zlib polynomial)
  *   embd/bswap.h   32-bit byte swaps, host <-> wire order (f32 LE, u32 BE)
+ *   embd/frame.h   EMBD frames: encode, validate, decode (copy or zero-copy view)
  */
 #ifndef EMBD_H
 #define EMBD_H
@@ -13,5 +14,6 @@
 #include "embd/cpu.h"
 #include "embd/crc32.h"
 #include "embd/bswap.h"
+#include "embd/frame.h"
 
 #endif

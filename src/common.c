@@ -12,6 +12,21 @@ const char *embd_strerror(embd_result r) {
     case EMBD_ERR_UNKNOWN_ISA: return "unknown tier or CPU feature name";
     case EMBD_ERR_UNSUPPORTED_ISA: return "tier not supported by this CPU";
     case EMBD_ERR_OUTPUT_TOO_SMALL: return "output buffer too small";
+    case EMBD_ERR_FRAME_TOO_SMALL: return "frame shorter than its 16-byte header";
+    case EMBD_ERR_FRAME_BAD_MAGIC: return "frame magic is not \"EMBD\"";
+    case EMBD_ERR_FRAME_BAD_VERSION: return "unsupported frame version";
+    case EMBD_ERR_FRAME_BAD_PADDING: return "frame header padding is not zero";
+    case EMBD_ERR_FRAME_UNKNOWN_FLAGS: return "unknown frame flag bits";
+    case EMBD_ERR_FRAME_HEADER_CRC: return "frame header CRC mismatch";
+    case EMBD_ERR_FRAME_TRUNCATED: return "frame truncated";
+    case EMBD_ERR_FRAME_DIMS_TOO_LARGE: return "frame dims above the maximum";
+    case EMBD_ERR_FRAME_DIMS_MISMATCH: return "frame dims differ from the expected dims";
+    case EMBD_ERR_FRAME_PAYLOAD_CRC: return "frame payload CRC mismatch";
+    case EMBD_ERR_FRAME_COMPRESSED_LENGTH: return "zlib stream does not end at the compressed length";
+    case EMBD_ERR_FRAME_INFLATE: return "zlib payload invalid or not dims*4 bytes";
+    case EMBD_ERR_FRAME_TRAILING: return "bytes after the end of the frame";
+    case EMBD_ERR_FRAME_VIEW_UNAVAILABLE: return "zero-copy view unavailable: decode a copy";
+    case EMBD_ERR_FRAME_DEFLATE: return "zlib compression failed";
   }
   return "unknown result";
 }

@@ -1,0 +1,429 @@
+/* EMBD frames: encode, validate, decode. See include/embd/frame.h and docs/FORMAT.md. */
+#include "embd/frame.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "embd/bswap.h"
+#include "embd/crc32.h"
+
+#define HDR EMBD_FRAME_HEADER_SIZE
+/* Floats converted per step on the double path and the compressed encoder's staging. */
+#define CHUNK 256
+
+/* dims whose float32 payload plus the largest fixed overhead (header 16, compressed
+ * length 4, trailer 4) still fits in size_t. */
+#define MAX_DIMS_SIZE ((SIZE_MAX - HDR - 8) / 4)
+
+/* A function, not an inline comparison: with a 64-bit size_t a uint32_t always fits, and
+ * the compiler would warn about the comparison being always false. */
+static int dims_fit(uint64_t dims) { return dims <= MAX_DIMS_SIZE; }
+
+static uint32_t rd32le(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint32_t rd32be(const uint8_t *p) {
+  return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
+}
+static void wr32le(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)(v >> 16);
+  p[3] = (uint8_t)(v >> 24);
+}
+
+static int host_is_le(void) {
+  const uint32_t one = 1;
+  uint8_t b;
+  memcpy(&b, &one, 1);
+  return b == 1;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static embd_result fail(embd_error *err, embd_result r, size_t off, const char *fmt, ...) {
+  if (err) {
+    err->result = r;
+    err->offset = off;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+  }
+  return r;
+}
+
+static void ok(embd_error *err) {
+  if (err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+}
+
+/* ---- size ----------------------------------------------------------------------------- */
+
+/* zlib's compressBound() formula, in 64 bits (it overflows uLong on 32-bit hosts). */
+static uint64_t zbound(uint64_t n) { return n + (n >> 12) + (n >> 14) + (n >> 25) + 13; }
+
+embd_result embd_frame_size(size_t dims, unsigned flags, size_t *size) {
+  if (!size || (flags & ~EMBD_FRAME_KNOWN_FLAGS)) return EMBD_ERR_INVALID_ARGUMENT;
+  if ((uint64_t)dims > UINT32_MAX || dims > MAX_DIMS_SIZE) return EMBD_ERR_INVALID_ARGUMENT;
+  uint64_t n = (uint64_t)dims * 4;
+  if (flags & EMBD_FRAME_ZLIB) n = 4 + zbound(n);
+  n += HDR;
+  if (flags & EMBD_FRAME_PAYLOAD_CRC) n += 4;
+  if (n > SIZE_MAX) return EMBD_ERR_INVALID_ARGUMENT;
+  *size = (size_t)n;
+  return EMBD_OK;
+}
+
+/* ---- encode --------------------------------------------------------------------------- */
+
+static void write_header(uint8_t *o, uint32_t dims, unsigned flags) {
+  o[0] = 0x45;
+  o[1] = 0x4D;
+  o[2] = 0x42;
+  o[3] = 0x44;
+  o[4] = EMBD_FRAME_VERSION;
+  o[5] = (uint8_t)flags;
+  o[6] = 0;
+  o[7] = 0;
+  wr32le(o + 8, dims);
+  wr32le(o + 12, embd_crc32(0, o, 12));
+}
+
+/* Source of float values: float or double array. */
+typedef struct src {
+  const float *f;
+  const double *d;
+} src;
+
+/* Values [i, i + n) of `s` (n <= CHUNK) as little-endian float32 at dst. */
+static void stage(uint8_t *dst, const src *s, size_t i, size_t n) {
+  if (s->f) {
+    embd_f32_to_le(dst, s->f + i, n);
+  } else {
+    float tmp[CHUNK];
+    for (size_t k = 0; k < n; k++) tmp[k] = (float)s->d[i + k];
+    embd_f32_to_le(dst, tmp, n);
+  }
+}
+
+static embd_result encode(const src *s, size_t dims, const embd_frame_encode_options *opt,
+                          void *out, size_t cap, size_t *written) {
+  const unsigned flags = opt ? opt->flags : 0;
+  const int level = opt && opt->level ? opt->level : Z_DEFAULT_COMPRESSION;
+  if (!written || (!out && cap) || (dims && !s->f && !s->d)) return EMBD_ERR_INVALID_ARGUMENT;
+  if (flags & ~EMBD_FRAME_KNOWN_FLAGS) return EMBD_ERR_INVALID_ARGUMENT;
+  if (level != Z_DEFAULT_COMPRESSION && (level < 1 || level > 9)) return EMBD_ERR_INVALID_ARGUMENT;
+  size_t bound;
+  embd_result r = embd_frame_size(dims, flags, &bound);
+  if (r != EMBD_OK) return r;
+  *written = 0;
+  const size_t tr = (flags & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0;
+  uint8_t *o = (uint8_t *)out;
+
+  if (!(flags & EMBD_FRAME_ZLIB)) {
+    if (cap < bound) return EMBD_ERR_OUTPUT_TOO_SMALL;
+    write_header(o, (uint32_t)dims, flags);
+    if (s->f) {
+      embd_f32_to_le(o + HDR, s->f, dims);
+    } else {
+      for (size_t i = 0; i < dims; i += CHUNK) {
+        size_t n = dims - i < CHUNK ? dims - i : CHUNK;
+        stage(o + HDR + 4 * i, s, i, n);
+      }
+    }
+    if (tr) wr32le(o + HDR + 4 * dims, embd_crc32(0, o + HDR, 4 * dims));
+    *written = bound;
+    return EMBD_OK;
+  }
+
+  /* Compressed: header, 4-byte length, the deflate output straight into `out`. */
+  if (cap < HDR + 4 + tr) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  write_header(o, (uint32_t)dims, flags);
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (deflateInit(&z, level) != Z_OK) return EMBD_ERR_FRAME_DEFLATE;
+  uint8_t *zo = o + HDR + 4;
+  size_t zcap = cap - HDR - 4 - tr, zlen = 0;
+  uint8_t buf[4 * CHUNK];
+  size_t i = 0;
+  int zr = Z_OK;
+  r = EMBD_OK;
+  for (;;) {
+    if (z.avail_in == 0 && i < dims) {
+      size_t n = dims - i < CHUNK ? dims - i : CHUNK;
+      stage(buf, s, i, n);
+      i += n;
+      z.next_in = buf;
+      z.avail_in = (uInt)(4 * n);
+    }
+    const int fl = (i == dims) ? Z_FINISH : Z_NO_FLUSH;
+    size_t room = zcap - zlen;
+    uInt give = room > UINT_MAX ? UINT_MAX : (uInt)room;
+    z.next_out = zo + zlen;
+    z.avail_out = give;
+    zr = deflate(&z, fl);
+    zlen += give - z.avail_out;
+    if (zr == Z_STREAM_END) break;
+    if (zr == Z_STREAM_ERROR) {
+      r = EMBD_ERR_FRAME_DEFLATE;
+      break;
+    }
+    if (z.avail_out == 0 && zlen == zcap) {
+      /* Full with more to come (deflate may still only be holding pending output). */
+      r = EMBD_ERR_OUTPUT_TOO_SMALL;
+      break;
+    }
+  }
+  deflateEnd(&z);
+  if (r != EMBD_OK) return r;
+  if ((uint64_t)zlen > UINT32_MAX) return EMBD_ERR_FRAME_DEFLATE;
+  wr32le(o + HDR, (uint32_t)zlen);
+  if (tr) wr32le(zo + zlen, embd_crc32(0, o + HDR, 4 + zlen));
+  *written = HDR + 4 + zlen + tr;
+  return EMBD_OK;
+}
+
+embd_result embd_frame_encode_f32(const float *v, size_t dims,
+                                  const embd_frame_encode_options *opt, void *out, size_t cap,
+                                  size_t *written) {
+  src s = {v, NULL};
+  if (dims == 0) s.f = NULL;
+  return encode(&s, dims, opt, out, cap, written);
+}
+
+embd_result embd_frame_encode_f64(const double *v, size_t dims,
+                                  const embd_frame_encode_options *opt, void *out, size_t cap,
+                                  size_t *written) {
+  src s = {NULL, v};
+  if (dims == 0) s.d = NULL;
+  return encode(&s, dims, opt, out, cap, written);
+}
+
+/* ---- decode --------------------------------------------------------------------------- */
+
+/* Everything but the inflate and the payload CRC: the header, the dims limits, that the
+ * frame fits in len, and the trailing-bytes rule. Fills *info. */
+static embd_result check_header(const uint8_t *p, size_t len,
+                                const embd_frame_decode_options *opt, embd_frame_info *info,
+                                embd_error *err) {
+  if (!p && len) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
+  if (len < HDR)
+    return fail(err, EMBD_ERR_FRAME_TOO_SMALL, len,
+                "frame too small: %zu bytes, the header alone is %d", len, HDR);
+  const uint32_t magic = rd32be(p);
+  if (magic != EMBD_FRAME_MAGIC)
+    return fail(err, EMBD_ERR_FRAME_BAD_MAGIC, 0,
+                "bad magic: 0x%08lx (bytes 0-3), expected 0x%08lx \"EMBD\"", (unsigned long)magic,
+                (unsigned long)EMBD_FRAME_MAGIC);
+  if (p[4] != EMBD_FRAME_VERSION)
+    return fail(err, EMBD_ERR_FRAME_BAD_VERSION, 4, "unsupported version %u (byte 4), expected %d",
+                p[4], EMBD_FRAME_VERSION);
+  if (p[6] || p[7])
+    return fail(err, EMBD_ERR_FRAME_BAD_PADDING, p[6] ? 6 : 7,
+                "non-zero padding: bytes 6-7 are 0x%02x 0x%02x", p[6], p[7]);
+  if (p[5] & ~EMBD_FRAME_KNOWN_FLAGS)
+    return fail(err, EMBD_ERR_FRAME_UNKNOWN_FLAGS, 5,
+                "unknown flag bits 0x%02x in flags 0x%02x (byte 5; known: 0x%02x)",
+                (unsigned)(p[5] & ~EMBD_FRAME_KNOWN_FLAGS), p[5], EMBD_FRAME_KNOWN_FLAGS);
+  const uint32_t stored = rd32le(p + 12), computed = embd_crc32(0, p, 12);
+  if (stored != computed)
+    return fail(err, EMBD_ERR_FRAME_HEADER_CRC, 12,
+                "header CRC mismatch: stored 0x%08lx, computed 0x%08lx (bytes 0-11)",
+                (unsigned long)stored, (unsigned long)computed);
+  const uint32_t dims = rd32le(p + 8);
+  const uint8_t flags = p[5];
+  const uint32_t maxd = opt ? opt->max_dims : 0, want = opt ? opt->expected_dims : 0;
+  if (maxd && dims > maxd)
+    return fail(err, EMBD_ERR_FRAME_DIMS_TOO_LARGE, 8, "dims %lu above the maximum %lu",
+                (unsigned long)dims, (unsigned long)maxd);
+  if (!dims_fit(dims))
+    return fail(err, EMBD_ERR_FRAME_DIMS_TOO_LARGE, 8,
+                "dims %lu: %llu-byte payload does not fit in this host's size_t",
+                (unsigned long)dims, (unsigned long long)dims * 4u);
+  if (want && dims != want)
+    return fail(err, EMBD_ERR_FRAME_DIMS_MISMATCH, 8, "dims %lu, expected %lu", (unsigned long)dims,
+                (unsigned long)want);
+  const size_t tr = (flags & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0;
+  const size_t rest = len - HDR; /* bytes after the header */
+  size_t payload;
+  if (flags & EMBD_FRAME_ZLIB) {
+    if (rest < 4)
+      return fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
+                  "truncated: compressed frame needs its 4-byte length at bytes 16-19, got %zu bytes",
+                  len);
+    const uint32_t clen = rd32le(p + HDR);
+    if ((uint64_t)clen > rest - 4 || tr > rest - 4 - clen)
+      return fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
+                  "truncated: compressed length %lu needs %llu bytes in all, got %zu",
+                  (unsigned long)clen, (unsigned long long)(HDR + 4 + (uint64_t)clen + tr), len);
+    payload = 4 + (size_t)clen;
+  } else {
+    const size_t need = (size_t)dims * 4; /* no overflow: dims <= MAX_DIMS_SIZE */
+    if (need > rest || tr > rest - need)
+      return fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
+                  "truncated: %lu dims need %llu bytes, got %zu", (unsigned long)dims,
+                  (unsigned long long)(HDR + (uint64_t)need + tr), len);
+    payload = need;
+  }
+  const size_t fsize = HDR + payload + tr;
+  if (len > fsize && !(opt && opt->allow_trailing))
+    return fail(err, EMBD_ERR_FRAME_TRAILING, fsize, "%zu bytes after the %zu-byte frame",
+                len - fsize, fsize);
+  if (info) {
+    info->dims = dims;
+    info->version = p[4];
+    info->flags = flags;
+    info->frame_size = fsize;
+    info->payload_offset = HDR;
+    info->payload_size = payload;
+  }
+  return EMBD_OK;
+}
+
+static embd_result check_payload_crc(const uint8_t *p, const embd_frame_info *in, embd_error *err) {
+  if (!(in->flags & EMBD_FRAME_PAYLOAD_CRC)) return EMBD_OK;
+  const size_t at = HDR + in->payload_size;
+  const uint32_t stored = rd32le(p + at), computed = embd_crc32(0, p + HDR, in->payload_size);
+  if (stored != computed)
+    return fail(err, EMBD_ERR_FRAME_PAYLOAD_CRC, at,
+                "payload CRC mismatch: stored 0x%08lx, computed 0x%08lx (bytes 16-%zu)",
+                (unsigned long)stored, (unsigned long)computed, at - 1);
+  return EMBD_OK;
+}
+
+embd_result embd_frame_header(const void *buf, size_t len, const embd_frame_decode_options *opt,
+                              embd_frame_info *info, embd_error *err) {
+  embd_frame_info in;
+  embd_result r = check_header((const uint8_t *)buf, len, opt, &in, err);
+  if (r != EMBD_OK) return r;
+  if (info) *info = in;
+  ok(err);
+  return EMBD_OK;
+}
+
+/* Inflates the compressed payload of a validated frame into out (exactly dims*4 bytes). */
+static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, uint8_t *out,
+                                   embd_error *err) {
+  const size_t clen = in->payload_size - 4;
+  const size_t want = (size_t)in->dims * 4;
+  const uint8_t *zin = p + HDR + 4;
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  z.next_in = (Bytef *)(uintptr_t)zin; /* zlib's API is not const; it only reads */
+  z.avail_in = (uInt)clen;             /* clen <= UINT32_MAX <= UINT_MAX here */
+  int zr = inflateInit(&z);
+  if (zr != Z_OK)
+    return fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4, "inflateInit failed: %d (%s)", zr,
+                z.msg ? z.msg : "no memory?");
+  size_t got = 0;
+  uint8_t spare;
+  embd_result r = EMBD_OK;
+  for (;;) {
+    const size_t room = want - got;
+    /* With the output full, offer one spare byte: a stream that fills it wants more. */
+    z.next_out = room ? out + got : &spare;
+    z.avail_out = room ? (room > UINT_MAX ? UINT_MAX : (uInt)room) : 1;
+    const uInt before = z.avail_out, in_before = z.avail_in;
+    zr = inflate(&z, Z_NO_FLUSH);
+    const size_t made = before - z.avail_out;
+    if (!room && made) {
+      r = fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
+               "zlib stream inflates to more than dims*4 = %zu bytes (%lu dims)", want,
+               (unsigned long)in->dims);
+      break;
+    }
+    got += room ? made : 0;
+    if (zr == Z_STREAM_END) {
+      if (got != want) {
+        r = fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
+                 "zlib stream inflates to %zu bytes, dims %lu need %zu", got,
+                 (unsigned long)in->dims, want);
+      } else if (z.avail_in) {
+        r = fail(err, EMBD_ERR_FRAME_COMPRESSED_LENGTH, HDR + 4 + (clen - z.avail_in),
+                 "zlib stream ends after %zu of its %zu compressed bytes (%lu trailing)",
+                 clen - z.avail_in, clen, (unsigned long)z.avail_in);
+      }
+      break;
+    }
+    if (zr == Z_NEED_DICT || zr == Z_DATA_ERROR || zr == Z_MEM_ERROR || zr == Z_STREAM_ERROR) {
+      r = fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
+               "zlib inflate error %d at compressed byte %zu: %s", zr, clen - z.avail_in,
+               zr == Z_NEED_DICT ? "needs a preset dictionary" : (z.msg ? z.msg : "?"));
+      break;
+    }
+    if (made == 0 && z.avail_in == in_before && z.avail_in) {
+      r = fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
+               "zlib inflate made no progress (%d) at compressed byte %zu", zr, clen - z.avail_in);
+      break;
+    }
+    if (z.avail_in == 0 && made == 0) {
+      /* All input consumed, no progress: the stream is cut short. */
+      r = fail(err, EMBD_ERR_FRAME_COMPRESSED_LENGTH, HDR + 4 + clen,
+               "zlib stream not finished at the end of its %zu compressed bytes "
+               "(%zu of %zu bytes inflated)",
+               clen, got, want);
+      break;
+    }
+  }
+  inflateEnd(&z);
+  return r;
+}
+
+embd_result embd_frame_decode(const void *buf, size_t len, const embd_frame_decode_options *opt,
+                              float *out, size_t out_cap, embd_frame_info *info, embd_error *err) {
+  const uint8_t *p = (const uint8_t *)buf;
+  embd_frame_info in;
+  embd_result r = check_header(p, len, opt, &in, err);
+  if (r != EMBD_OK) return r;
+  if (!out && in.dims) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL output for %lu dims",
+                                   (unsigned long)in.dims);
+  if (out_cap < in.dims)
+    return fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 8, "output holds %zu floats, frame has %lu dims",
+                out_cap, (unsigned long)in.dims);
+  r = check_payload_crc(p, &in, err);
+  if (r != EMBD_OK) return r;
+  if (in.flags & EMBD_FRAME_ZLIB) {
+    r = inflate_payload(p, &in, (uint8_t *)out, err);
+    if (r != EMBD_OK) return r;
+    embd_f32_from_le(out, out, in.dims);
+  } else {
+    embd_f32_from_le(out, p + HDR, in.dims);
+  }
+  if (info) *info = in;
+  ok(err);
+  return EMBD_OK;
+}
+
+embd_result embd_frame_view(const void *buf, size_t len, const embd_frame_decode_options *opt,
+                            const float **values, embd_frame_info *info, embd_error *err) {
+  const uint8_t *p = (const uint8_t *)buf;
+  if (!values) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL values pointer");
+  *values = NULL;
+  embd_frame_info in;
+  embd_result r = check_header(p, len, opt, &in, err);
+  if (r != EMBD_OK) return r;
+  r = check_payload_crc(p, &in, err);
+  if (r != EMBD_OK) return r;
+  if (info) *info = in;
+  if (in.flags & EMBD_FRAME_ZLIB)
+    return fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
+                "no zero-copy view: the payload is zlib-compressed");
+  if (!host_is_le())
+    return fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
+                "no zero-copy view: the host is big-endian, the payload little-endian");
+  if ((uintptr_t)(p + HDR) % _Alignof(float) != 0)
+    return fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
+                "no zero-copy view: the payload at %p is not %zu-byte aligned", (const void *)(p + HDR),
+                (size_t)_Alignof(float));
+  *values = (const float *)(const void *)(p + HDR);
+  ok(err);
+  return EMBD_OK;
+}

@@ -1,0 +1,615 @@
+/* EMBD frames: a known-answer frame built byte by byte from the seed's TypeScript layout
+ * (holds on big-endian hosts too), round trips of random bit patterns (NaN payloads,
+ * -0.0, infinities, subnormals) compared as bits over every flag combination and both
+ * encoders, every error path with its specific code, view vs copy, unaligned inputs, and
+ * frames ending at a guard page.
+ *
+ * Environment: EMBD_TEST_SCALE, EMBD_TEST_SEED, EMBD_ISA (exits 77 if this CPU cannot run
+ * the forced tier).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka needs the four headers above first. */
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "testutil.h"
+
+static tu_rng g_rng;
+
+static uint32_t f2u(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static float u2f(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static void put32le(uint8_t *p, uint32_t v) {
+  for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+static uint32_t get32le(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static int host_le(void) {
+  uint32_t one = 1;
+  uint8_t b;
+  memcpy(&b, &one, 1);
+  return b == 1;
+}
+
+/* A header as the seed's encodeEmbedding writes it, with a chosen flags byte and dims. */
+static void seed_header(uint8_t *h, uint8_t flags, uint32_t dims) {
+  h[0] = 0x45, h[1] = 0x4D, h[2] = 0x42, h[3] = 0x44;
+  h[4] = 1, h[5] = flags, h[6] = 0, h[7] = 0;
+  put32le(h + 8, dims);
+  put32le(h + 12, tu_crc32_naive(0, h, 12));
+}
+
+/* Random float bits, with the special classes overrepresented. */
+static uint32_t rand_bits(tu_rng *r) {
+  static const uint32_t special[] = {0x00000000, 0x80000000, 0x7F800000, 0xFF800000,
+                                     0x7FC00000, 0xFFC00001, 0x7F800001, 0x7FBFFFFF,
+                                     0x00000001, 0x807FFFFF, 0x00400000, 0x3F800000};
+  uint32_t x = tu_u32(r);
+  switch (x & 7) {
+    case 0: return special[tu_u32(r) % (sizeof special / sizeof special[0])];
+    case 1: return (tu_u32(r) & 0x807FFFFF) | 0x7F800000; /* inf or NaN with payload */
+    case 2: return tu_u32(r) & 0x807FFFFF;                 /* subnormal or zero */
+    default: return tu_u32(r);
+  }
+}
+
+static const embd_result k_all[] = {EMBD_ERR_FRAME_TOO_SMALL, EMBD_ERR_FRAME_BAD_MAGIC,
+                                    EMBD_ERR_FRAME_BAD_VERSION, EMBD_ERR_FRAME_BAD_PADDING,
+                                    EMBD_ERR_FRAME_UNKNOWN_FLAGS, EMBD_ERR_FRAME_HEADER_CRC,
+                                    EMBD_ERR_FRAME_TRUNCATED, EMBD_ERR_FRAME_DIMS_TOO_LARGE,
+                                    EMBD_ERR_FRAME_DIMS_MISMATCH, EMBD_ERR_FRAME_PAYLOAD_CRC,
+                                    EMBD_ERR_FRAME_COMPRESSED_LENGTH, EMBD_ERR_FRAME_INFLATE,
+                                    EMBD_ERR_FRAME_TRAILING, EMBD_ERR_FRAME_VIEW_UNAVAILABLE,
+                                    EMBD_ERR_FRAME_DEFLATE};
+
+static void test_strerror(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof k_all / sizeof k_all[0]; i++) {
+    assert_int_equal((int)k_all[i], (int)(5 + i)); /* appended in order */
+    assert_string_not_equal(embd_strerror(k_all[i]), "unknown result");
+    for (size_t j = 0; j < i; j++)
+      assert_string_not_equal(embd_strerror(k_all[i]), embd_strerror(k_all[j]));
+  }
+}
+
+/* Encodes with f32 into a malloc'ed exact-size-bound buffer; returns it and its length. */
+static uint8_t *enc(const float *v, size_t dims, unsigned flags, int level, size_t *len) {
+  size_t cap;
+  assert_int_equal(embd_frame_size(dims, flags, &cap), EMBD_OK);
+  uint8_t *b = malloc(cap ? cap : 1);
+  assert_non_null(b);
+  embd_frame_encode_options o = {flags, level};
+  assert_int_equal(embd_frame_encode_f32(v, dims, &o, b, cap, len), EMBD_OK);
+  assert_true(*len <= cap);
+  if (!(flags & EMBD_FRAME_ZLIB)) assert_int_equal(*len, cap);
+  return b;
+}
+
+/* ---- known answer ---------------------------------------------------------------------- */
+
+static void test_known_answer(void **state) {
+  (void)state;
+  const float v[3] = {1.0f, -2.5f, 0.0f};
+  uint8_t want[28];
+  seed_header(want, 0, 3);
+  const uint32_t bits[3] = {0x3F800000, 0xC0200000, 0x00000000};
+  for (int i = 0; i < 3; i++) put32le(want + 16 + 4 * i, bits[i]);
+  /* The header CRC, independently: zlib's crc32. */
+  assert_int_equal(get32le(want + 12), (uint32_t)crc32(0, want, 12));
+
+  size_t n = 0;
+  uint8_t got[28];
+  assert_int_equal(embd_frame_encode_f32(v, 3, NULL, got, sizeof got, &n), EMBD_OK);
+  assert_int_equal(n, 28);
+  assert_memory_equal(got, want, 28);
+  const double d[3] = {1.0, -2.5, 0.0};
+  assert_int_equal(embd_frame_encode_f64(d, 3, NULL, got, sizeof got, &n), EMBD_OK);
+  assert_memory_equal(got, want, 28);
+  printf("[ frame    ] {1.0, -2.5, 0.0}:");
+  for (int i = 0; i < 28; i++) printf(" %02x", want[i]);
+  printf("\n");
+
+  float out[3];
+  embd_frame_info info;
+  embd_error err;
+  assert_int_equal(embd_frame_decode(want, 28, NULL, out, 3, &info, &err), EMBD_OK);
+  for (int i = 0; i < 3; i++) assert_int_equal(f2u(out[i]), bits[i]);
+  assert_int_equal(info.dims, 3);
+  assert_int_equal(info.flags, 0);
+  assert_int_equal(info.version, 1);
+  assert_int_equal(info.frame_size, 28);
+  assert_int_equal(err.result, EMBD_OK);
+
+  /* The empty vector. */
+  uint8_t e[16];
+  seed_header(e, 0, 0);
+  assert_int_equal(embd_frame_encode_f32(NULL, 0, NULL, got, 16, &n), EMBD_OK);
+  assert_int_equal(n, 16);
+  assert_memory_equal(got, e, 16);
+  assert_int_equal(embd_frame_decode(e, 16, NULL, NULL, 0, &info, NULL), EMBD_OK);
+  assert_int_equal(info.dims, 0);
+}
+
+/* f64 narrowing: round to nearest even, like DataView.setFloat32. */
+static void test_f64_rounding(void **state) {
+  (void)state;
+  const double d[6] = {0.1, 1.0 + 0x1p-24, 1.0 + 0x1p-24 + 0x1p-40, 1.0 + 3 * 0x1p-24, 1e300,
+                       0x1p-150 * 1.5};
+  const uint32_t want[6] = {0x3DCCCCCD, 0x3F800000, 0x3F800001, 0x3F800002, 0x7F800000,
+                            0x00000001};
+  uint8_t b[16 + 24];
+  size_t n;
+  assert_int_equal(embd_frame_encode_f64(d, 6, NULL, b, sizeof b, &n), EMBD_OK);
+  for (int i = 0; i < 6; i++) assert_int_equal(get32le(b + 16 + 4 * i), want[i]);
+}
+
+/* ---- round trips ----------------------------------------------------------------------- */
+
+static void check_roundtrip(const uint32_t *bits, size_t dims, unsigned flags, int level,
+                            int use_f64) {
+  float *v = malloc((dims ? dims : 1) * sizeof *v);
+  double *dv = malloc((dims ? dims : 1) * sizeof *dv);
+  float *expect = malloc((dims ? dims : 1) * sizeof *expect);
+  float *out = malloc((dims ? dims : 1) * sizeof *out + 12);
+  assert_true(v && dv && expect && out);
+  for (size_t i = 0; i < dims; i++) {
+    v[i] = u2f(bits[i]);
+    /* volatile: the compiler would fold (float)(double)f to f, but the hardware quiets a
+     * signalling NaN on the way, as the library's narrowing of the double does. */
+    volatile double wide = (double)v[i];
+    dv[i] = wide;
+    volatile float narrow = (float)dv[i];
+    expect[i] = use_f64 ? narrow : v[i];
+  }
+  size_t cap, n;
+  assert_int_equal(embd_frame_size(dims, flags, &cap), EMBD_OK);
+  /* One spare byte in front: the frame is also decoded at offsets 1..3. */
+  uint8_t *raw = malloc(cap + 4);
+  assert_non_null(raw);
+  uint8_t *b = raw + 4;
+  embd_frame_encode_options o = {flags, level};
+  embd_result r = use_f64 ? embd_frame_encode_f64(dv, dims, &o, b, cap, &n)
+                          : embd_frame_encode_f32(v, dims, &o, b, cap, &n);
+  assert_int_equal(r, EMBD_OK);
+  assert_true(n <= cap);
+  if (!(flags & EMBD_FRAME_ZLIB)) {
+    assert_int_equal(n, cap);
+    /* The payload is the values' bits, little-endian. */
+    for (size_t i = 0; i < dims; i++)
+      if (get32le(b + 16 + 4 * i) != f2u(expect[i]))
+        fail_msg("flags %u dims %zu: payload word %zu = %08x, want %08x", flags, dims, i,
+                 get32le(b + 16 + 4 * i), f2u(expect[i]));
+  }
+  if (flags & EMBD_FRAME_PAYLOAD_CRC)
+    assert_int_equal(get32le(b + n - 4), tu_crc32_naive(0, b + 16, n - 20));
+
+  for (size_t off = 0; off < 4; off++) {
+    uint8_t *fb = raw + off;
+    if (off != 4) memmove(fb, b, n), b = fb;
+    embd_frame_info info;
+    embd_error err;
+    memset(out, 0xA5, dims * sizeof *out);
+    r = embd_frame_decode(fb, n, NULL, out, dims, &info, &err);
+    if (r != EMBD_OK) fail_msg("decode flags %u dims %zu off %zu: %s", flags, dims, off, err.message);
+    assert_int_equal(info.dims, dims);
+    assert_int_equal(info.flags, flags);
+    assert_int_equal(info.frame_size, n);
+    for (size_t i = 0; i < dims; i++)
+      if (f2u(out[i]) != f2u(expect[i]))
+        fail_msg("flags %u dims %zu off %zu: value %zu = %08x, want %08x", flags, dims, off, i,
+                 f2u(out[i]), f2u(expect[i]));
+    const float *view = NULL;
+    r = embd_frame_view(fb, n, NULL, &view, &info, &err);
+    const int viewable = host_le() && !(flags & EMBD_FRAME_ZLIB) &&
+                         ((uintptr_t)(fb + 16) % _Alignof(float)) == 0;
+    if (viewable) {
+      assert_int_equal(r, EMBD_OK);
+      assert_ptr_equal((const void *)view, (const void *)(fb + 16));
+      for (size_t i = 0; i < dims; i++) assert_int_equal(f2u(view[i]), f2u(expect[i]));
+    } else {
+      assert_int_equal(r, EMBD_ERR_FRAME_VIEW_UNAVAILABLE);
+      assert_int_equal(err.result, EMBD_ERR_FRAME_VIEW_UNAVAILABLE);
+      assert_null(view);
+    }
+  }
+  free(raw);
+  free(v);
+  free(dv);
+  free(expect);
+  free(out);
+}
+
+static void test_roundtrip(void **state) {
+  (void)state;
+  const size_t iters = tu_scaled(40, 8);
+  uint32_t *bits = malloc(8192 * sizeof *bits);
+  assert_non_null(bits);
+  for (size_t it = 0; it < iters; it++) {
+    size_t dims = it == 0 ? 0 : it == 1 ? 1 : it == 2 ? 8192 : tu_range(&g_rng, 0, 8192);
+    if (it % 3 == 0 && it > 2) dims = tu_range(&g_rng, 0, 17);
+    for (size_t i = 0; i < dims; i++) bits[i] = rand_bits(&g_rng);
+    /* Some compressible vectors too. */
+    if (it % 4 == 3)
+      for (size_t i = 0; i < dims; i++) bits[i] = (i % 7) ? 0 : bits[i];
+    for (unsigned flags = 0; flags < 4; flags++)
+      for (int f64 = 0; f64 < 2; f64++)
+        check_roundtrip(bits, dims, flags, (flags & 1) ? (int)(it % 10) : 0, f64);
+  }
+  free(bits);
+}
+
+/* ---- header errors ---------------------------------------------------------------------- */
+
+static embd_result expected_for_byte(int i, uint8_t x) {
+  if (i < 4) return EMBD_ERR_FRAME_BAD_MAGIC;
+  if (i == 4) return EMBD_ERR_FRAME_BAD_VERSION;
+  if (i == 5) return (x & ~EMBD_FRAME_KNOWN_FLAGS) ? EMBD_ERR_FRAME_UNKNOWN_FLAGS
+                                                   : EMBD_ERR_FRAME_HEADER_CRC;
+  if (i < 8) return EMBD_ERR_FRAME_BAD_PADDING;
+  return EMBD_ERR_FRAME_HEADER_CRC; /* dims and the CRC itself */
+}
+
+static void test_header_corruption(void **state) {
+  (void)state;
+  const float v[3] = {1.0f, -2.5f, 0.0f};
+  static const uint8_t xors[] = {0x01, 0x02, 0x80, 0xFF, 0x10};
+  for (unsigned flags = 0; flags < 4; flags++) {
+    size_t n;
+    uint8_t *b = enc(v, 3, flags, 0, &n);
+    for (int i = 0; i < 16; i++) {
+      for (size_t k = 0; k < sizeof xors; k++) {
+        b[i] ^= xors[k];
+        const embd_result want = expected_for_byte(i, (uint8_t)(b[5]));
+        embd_error err;
+        float out[3];
+        const float *view;
+        embd_result r = embd_frame_decode(b, n, NULL, out, 3, NULL, &err);
+        if (r != want)
+          fail_msg("flags %u byte %d ^ %02x: %d (%s), want %d", flags, i, xors[k], r, err.message,
+                   want);
+        assert_int_equal(err.result, want);
+        assert_true(err.message[0] != 0);
+        assert_int_equal(embd_frame_view(b, n, NULL, &view, NULL, NULL), want);
+        assert_int_equal(embd_frame_header(b, n, NULL, NULL, NULL), want);
+        if (want == EMBD_ERR_FRAME_HEADER_CRC) {
+          assert_int_equal(err.offset, 12);
+          assert_non_null(strstr(err.message, "stored 0x"));
+          assert_non_null(strstr(err.message, "computed 0x"));
+        }
+        b[i] ^= xors[k];
+      }
+    }
+    /* Unchanged again: decodes. */
+    float out[3];
+    assert_int_equal(embd_frame_decode(b, n, NULL, out, 3, NULL, NULL), EMBD_OK);
+    free(b);
+  }
+  /* A version-2 or flags-4 header with a correct CRC still fails on the field. */
+  uint8_t h[16];
+  seed_header(h, 0x04, 0);
+  assert_int_equal(embd_frame_header(h, 16, NULL, NULL, NULL), EMBD_ERR_FRAME_UNKNOWN_FLAGS);
+  seed_header(h, 0, 0);
+  h[4] = 2;
+  put32le(h + 12, tu_crc32_naive(0, h, 12));
+  assert_int_equal(embd_frame_header(h, 16, NULL, NULL, NULL), EMBD_ERR_FRAME_BAD_VERSION);
+}
+
+/* ---- truncation, trailing bytes, guard pages ---------------------------------------------- */
+
+static void test_truncation(void **state) {
+  (void)state;
+  const float v[5] = {1.0f, -2.5f, 0.0f, 3.25f, -0.0f};
+  tu_guard g = {0};
+  assert_int_equal(tu_guard_alloc(&g, 4096), 0);
+  for (unsigned flags = 0; flags < 4; flags++) {
+    size_t n;
+    uint8_t *b = enc(v, 5, flags, 0, &n);
+    for (size_t len = 0; len <= n; len++) {
+      uint8_t *p = g.hi - len; /* ends at the guard page */
+      memcpy(p, b, len);
+      const embd_result want = len == n ? EMBD_OK
+                               : len < 16 ? EMBD_ERR_FRAME_TOO_SMALL
+                                          : EMBD_ERR_FRAME_TRUNCATED;
+      float out[5];
+      const float *view;
+      embd_error err;
+      embd_result r = embd_frame_decode(p, len, NULL, out, 5, NULL, &err);
+      if (r != want) fail_msg("flags %u len %zu/%zu: %d (%s), want %d", flags, len, n, r,
+                              err.message, want);
+      r = embd_frame_view(p, len, NULL, &view, NULL, NULL);
+      assert_true(r == want || (want == EMBD_OK && r == EMBD_ERR_FRAME_VIEW_UNAVAILABLE));
+      assert_int_equal(embd_frame_header(p, len, NULL, NULL, NULL), want);
+    }
+    /* One byte more: trailing, unless allowed. */
+    uint8_t *p = g.hi - (n + 1);
+    memcpy(p, b, n);
+    p[n] = 0;
+    float out[5];
+    embd_frame_info info;
+    embd_error err;
+    assert_int_equal(embd_frame_decode(p, n + 1, NULL, out, 5, NULL, &err), EMBD_ERR_FRAME_TRAILING);
+    assert_int_equal(err.offset, n);
+    embd_frame_decode_options o = {0, 0, 1};
+    assert_int_equal(embd_frame_decode(p, n + 1, &o, out, 5, &info, &err), EMBD_OK);
+    assert_int_equal(info.frame_size, n);
+    for (int i = 0; i < 5; i++) assert_int_equal(f2u(out[i]), f2u(v[i]));
+    /* Output capacity. */
+    assert_int_equal(embd_frame_decode(p, n, NULL, out, 4, NULL, &err), EMBD_ERR_OUTPUT_TOO_SMALL);
+    free(b);
+  }
+  assert_int_equal(embd_frame_decode(NULL, 0, NULL, NULL, 0, NULL, NULL), EMBD_ERR_FRAME_TOO_SMALL);
+  tu_guard_free(&g);
+}
+
+static int dims_fit(uint64_t d) { return d <= (SIZE_MAX - 24) / 4; }
+
+/* ---- dims limits -------------------------------------------------------------------------- */
+
+static void test_dims(void **state) {
+  (void)state;
+  const float v[3] = {1.0f, 2.0f, 3.0f};
+  size_t n;
+  uint8_t *b = enc(v, 3, 0, 0, &n);
+  float out[3];
+  embd_error err;
+  embd_frame_decode_options o = {2, 0, 0};
+  assert_int_equal(embd_frame_decode(b, n, &o, out, 3, NULL, &err), EMBD_ERR_FRAME_DIMS_TOO_LARGE);
+  assert_non_null(strstr(err.message, "dims 3"));
+  o.max_dims = 3;
+  assert_int_equal(embd_frame_decode(b, n, &o, out, 3, NULL, &err), EMBD_OK);
+  o.expected_dims = 4;
+  assert_int_equal(embd_frame_decode(b, n, &o, out, 3, NULL, &err), EMBD_ERR_FRAME_DIMS_MISMATCH);
+  assert_int_equal(err.offset, 8);
+  o.expected_dims = 3;
+  assert_int_equal(embd_frame_decode(b, n, &o, out, 3, NULL, &err), EMBD_OK);
+  free(b);
+
+  /* Huge dims in a header-only buffer: no overflow, no read past 16 bytes. */
+  tu_guard g = {0};
+  assert_int_equal(tu_guard_alloc(&g, 4096), 0);
+  static const uint32_t huge[] = {0xFFFFFFFFu, 0x40000000u, 0x3FFFFFFCu, 0x3FFFFFFBu, 0x80000000u};
+  for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+    for (uint8_t flags = 0; flags < 4; flags++) {
+      uint8_t *h = g.hi - 16;
+      seed_header(h, flags, huge[i]);
+      const embd_result want = !dims_fit(huge[i])
+                                   ? EMBD_ERR_FRAME_DIMS_TOO_LARGE
+                                   : EMBD_ERR_FRAME_TRUNCATED;
+      assert_int_equal(embd_frame_decode(h, 16, NULL, out, 3, NULL, &err), want);
+      o.max_dims = 1000;
+      o.expected_dims = 0;
+      assert_int_equal(embd_frame_decode(h, 16, &o, out, 3, NULL, &err),
+                       EMBD_ERR_FRAME_DIMS_TOO_LARGE);
+      o.max_dims = 0;
+      o.expected_dims = 7;
+      assert_int_equal(embd_frame_decode(h, 16, &o, out, 3, NULL, &err),
+                       want == EMBD_ERR_FRAME_DIMS_TOO_LARGE ? want : EMBD_ERR_FRAME_DIMS_MISMATCH);
+    }
+  }
+  tu_guard_free(&g);
+
+  /* Size reporting. */
+  size_t s;
+  assert_int_equal(embd_frame_size(3, 0, &s), EMBD_OK);
+  assert_int_equal(s, 28);
+  assert_int_equal(embd_frame_size(3, EMBD_FRAME_PAYLOAD_CRC, &s), EMBD_OK);
+  assert_int_equal(s, 32);
+  assert_int_equal(embd_frame_size(3, 4, &s), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_frame_size(3, 0, NULL), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_frame_size(SIZE_MAX, 0, &s), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_frame_size(SIZE_MAX / 4, EMBD_FRAME_ZLIB, &s), EMBD_ERR_INVALID_ARGUMENT);
+  if (SIZE_MAX > UINT32_MAX) {
+    assert_int_equal(embd_frame_size((size_t)UINT32_MAX, 3, &s), EMBD_OK);
+    assert_int_equal(embd_frame_size((size_t)UINT32_MAX + 1, 0, &s), EMBD_ERR_INVALID_ARGUMENT);
+  }
+}
+
+/* ---- encoder errors -------------------------------------------------------------------- */
+
+static void test_encode_errors(void **state) {
+  (void)state;
+  float v[64];
+  for (int i = 0; i < 64; i++) v[i] = (float)i * 0.37f;
+  for (unsigned flags = 0; flags < 4; flags++) {
+    size_t n, cap;
+    uint8_t *b = enc(v, 64, flags, 0, &n);
+    assert_int_equal(embd_frame_size(64, flags, &cap), EMBD_OK);
+    uint8_t *o = malloc(cap);
+    assert_non_null(o);
+    embd_frame_encode_options opt = {flags, 0};
+    size_t w;
+    /* Exactly the written size fits; one less does not. */
+    assert_int_equal(embd_frame_encode_f32(v, 64, &opt, o, n, &w), EMBD_OK);
+    assert_int_equal(w, n);
+    assert_memory_equal(o, b, n);
+    for (size_t c = 0; c < n; c += (c < 40 ? 1 : 13))
+      assert_int_equal(embd_frame_encode_f32(v, 64, &opt, o, c, &w), EMBD_ERR_OUTPUT_TOO_SMALL);
+    assert_int_equal(embd_frame_encode_f32(v, 64, &opt, o, n - 1, &w), EMBD_ERR_OUTPUT_TOO_SMALL);
+    free(o);
+    free(b);
+  }
+  size_t w;
+  uint8_t o[64];
+  embd_frame_encode_options bad = {8, 0};
+  assert_int_equal(embd_frame_encode_f32(v, 1, &bad, o, 64, &w), EMBD_ERR_INVALID_ARGUMENT);
+  embd_frame_encode_options badlvl = {1, 10};
+  assert_int_equal(embd_frame_encode_f32(v, 1, &badlvl, o, 64, &w), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_frame_encode_f32(NULL, 1, NULL, o, 64, &w), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_frame_encode_f32(v, 1, NULL, o, 64, NULL), EMBD_ERR_INVALID_ARGUMENT);
+}
+
+/* ---- compressed payload errors -------------------------------------------------------------- */
+
+/* A compressed frame around arbitrary zlib bytes: header(dims, flags 1|crc), length field
+ * `clen`, the `zn` bytes, then `extra` filler bytes, then the trailer if crc. */
+static uint8_t *zframe(uint32_t dims, const uint8_t *z, size_t zn, uint32_t clen, size_t extra,
+                       int crc, size_t *len) {
+  size_t n = 20 + zn + extra + (crc ? 4 : 0);
+  uint8_t *b = malloc(n);
+  assert_non_null(b);
+  seed_header(b, (uint8_t)(EMBD_FRAME_ZLIB | (crc ? EMBD_FRAME_PAYLOAD_CRC : 0)), dims);
+  put32le(b + 16, clen);
+  memcpy(b + 20, z, zn);
+  memset(b + 20 + zn, 0x5A, extra);
+  if (crc) put32le(b + n - 4, tu_crc32_naive(0, b + 16, n - 20));
+  *len = n;
+  return b;
+}
+
+static uint8_t *zcompress(const void *src, size_t n, size_t *zn) {
+  uLongf cap = compressBound((uLong)n);
+  uint8_t *z = malloc(cap);
+  assert_non_null(z);
+  assert_int_equal(compress2(z, &cap, src, (uLong)n, 9), Z_OK);
+  *zn = cap;
+  return z;
+}
+
+static embd_result zdecode(const uint8_t *b, size_t n, uint32_t dims, embd_error *err) {
+  tu_guard g = {0};
+  assert_int_equal(tu_guard_alloc(&g, 4096 + n), 0);
+  uint8_t *p = g.hi - n;
+  memcpy(p, b, n);
+  /* The output ends at a guard page too (dims*4 bytes, no more). */
+  tu_guard go = {0};
+  assert_int_equal(tu_guard_alloc(&go, (size_t)dims * 4 + 4096), 0);
+  float *out = (float *)(void *)(go.hi - (size_t)dims * 4);
+  embd_result r = embd_frame_decode(p, n, NULL, out, dims, NULL, err);
+  tu_guard_free(&go);
+  tu_guard_free(&g);
+  return r;
+}
+
+static void test_zlib_errors(void **state) {
+  (void)state;
+  uint8_t payload[4 * 9];
+  for (int i = 0; i < 9; i++) put32le(payload + 4 * i, f2u((float)i - 4.5f));
+  size_t zn, n;
+  uint8_t *z = zcompress(payload, 32, &zn); /* 8 dims */
+  embd_error err;
+  for (int crc = 0; crc < 2; crc++) {
+    uint8_t *b = zframe(8, z, zn, (uint32_t)zn, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 8, &err), EMBD_OK);
+    free(b);
+    /* Length one short: the stream is cut. */
+    b = zframe(8, z, zn - 1, (uint32_t)zn - 1, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_COMPRESSED_LENGTH);
+    free(b);
+    /* Trailing garbage after the stream, inside the length. */
+    b = zframe(8, z, zn, (uint32_t)zn + 3, 3, crc, &n);
+    assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_COMPRESSED_LENGTH);
+    assert_non_null(strstr(err.message, "trailing"));
+    free(b);
+    /* Length beyond the buffer. */
+    b = zframe(8, z, zn, (uint32_t)zn + 100, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_TRUNCATED);
+    free(b);
+    b = zframe(8, z, zn, 0xFFFFFFFFu, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_TRUNCATED);
+    free(b);
+    /* Bytes after the frame, outside the length. */
+    b = zframe(8, z, zn, (uint32_t)zn, 2, 0, &n);
+    assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_TRAILING);
+    free(b);
+    /* Fewer and more dims than the stream holds. */
+    b = zframe(7, z, zn, (uint32_t)zn, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 7, &err), EMBD_ERR_FRAME_INFLATE);
+    assert_non_null(strstr(err.message, "more than"));
+    free(b);
+    b = zframe(9, z, zn, (uint32_t)zn, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 9, &err), EMBD_ERR_FRAME_INFLATE);
+    free(b);
+    b = zframe(0, z, zn, (uint32_t)zn, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 0, &err), EMBD_ERR_FRAME_INFLATE);
+    free(b);
+    /* Corrupt zlib header and corrupt adler32. */
+    uint8_t *zc = malloc(zn);
+    memcpy(zc, z, zn);
+    zc[0] ^= 0x0F;
+    b = zframe(8, zc, zn, (uint32_t)zn, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_INFLATE);
+    free(b);
+    memcpy(zc, z, zn);
+    zc[zn - 1] ^= 0x01;
+    b = zframe(8, zc, zn, (uint32_t)zn, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_INFLATE);
+    free(b);
+    free(zc);
+    /* Not zlib at all; an empty stream. */
+    uint8_t junk[7] = {1, 2, 3, 4, 5, 6, 7};
+    b = zframe(8, junk, 7, 7, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_INFLATE);
+    free(b);
+    b = zframe(8, junk, 0, 0, 0, crc, &n);
+    assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_COMPRESSED_LENGTH);
+    free(b);
+  }
+  /* Payload CRC errors, checked before inflating. */
+  uint8_t *b = zframe(8, z, zn, (uint32_t)zn, 0, 1, &n);
+  b[25] ^= 0x40;
+  assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_PAYLOAD_CRC);
+  b[25] ^= 0x40;
+  b[n - 1] ^= 0x01;
+  assert_int_equal(zdecode(b, n, 8, &err), EMBD_ERR_FRAME_PAYLOAD_CRC);
+  assert_int_equal(err.offset, n - 4);
+  free(b);
+  free(z);
+
+  /* A compression bomb: 16 MiB of zeros in ~16 KiB, claiming 4 dims. */
+  const size_t big = (size_t)16 << 20;
+  uint8_t *zeros = calloc(big, 1);
+  assert_non_null(zeros);
+  z = zcompress(zeros, big, &zn);
+  free(zeros);
+  b = zframe(4, z, zn, (uint32_t)zn, 0, 0, &n);
+  assert_int_equal(zdecode(b, n, 4, &err), EMBD_ERR_FRAME_INFLATE);
+  free(b);
+  b = zframe(0, z, zn, (uint32_t)zn, 0, 0, &n);
+  assert_int_equal(zdecode(b, n, 0, &err), EMBD_ERR_FRAME_INFLATE);
+  free(b);
+  free(z);
+}
+
+static void test_payload_crc(void **state) {
+  (void)state;
+  float v[16];
+  for (int i = 0; i < 16; i++) v[i] = (float)i;
+  size_t n;
+  uint8_t *b = enc(v, 16, EMBD_FRAME_PAYLOAD_CRC, 0, &n);
+  for (size_t i = 16; i < n; i++) {
+    b[i] ^= 0x08;
+    float out[16];
+    const float *view;
+    embd_error err;
+    assert_int_equal(embd_frame_decode(b, n, NULL, out, 16, NULL, &err), EMBD_ERR_FRAME_PAYLOAD_CRC);
+    assert_non_null(strstr(err.message, "payload CRC mismatch"));
+    assert_int_equal(embd_frame_view(b, n, NULL, &view, NULL, NULL), EMBD_ERR_FRAME_PAYLOAD_CRC);
+    b[i] ^= 0x08;
+  }
+  free(b);
+}
+
+int main(void) {
+  int s = tu_isa_preflight("test_frame");
+  if (s) return s;
+  g_rng.s = tu_seed();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_strerror),       cmocka_unit_test(test_known_answer),
+      cmocka_unit_test(test_f64_rounding),   cmocka_unit_test(test_roundtrip),
+      cmocka_unit_test(test_header_corruption), cmocka_unit_test(test_truncation),
+      cmocka_unit_test(test_dims),           cmocka_unit_test(test_encode_errors),
+      cmocka_unit_test(test_zlib_errors),    cmocka_unit_test(test_payload_crc),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
