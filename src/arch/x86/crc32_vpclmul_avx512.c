@@ -64,6 +64,22 @@ uint32_t embd_crc32_vpclmul_avx512(uint32_t crc, const void *buf, size_t len) {
   const uintptr_t end = (uintptr_t)p + len;
   if (len < 64) return ~crc_small(x, end, len);
 
+  if (len < 256) {
+    /* Short inputs: aligning would add a partial block at the end and its extra folds
+     * (64 bytes at offset 16 cost 10.9 ns that way against 7.7 ns aligned). Instead
+     * place the blocks so the last one ends at the end: only the first is partial, and
+     * its missing front is zeros again. */
+    unsigned k0 = (unsigned)(-len & 63);
+    if (k0 <= 60) {
+      const __m512i k64 = bcast(EMBD_K128(64));
+      uintptr_t q = end - ((len + 63) & ~(size_t)63);
+      __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k0, addr(q)),
+                                   crc_at(x, k0));
+      for (q += 64; q < end; q += 64) v = fold512(v, k64, _mm512_loadu_si512(addr(q)));
+      return ~embd_crc32_x86_finish_barrett(zmm_to128(v));
+    }
+  }
+
   unsigned k = (unsigned)((uintptr_t)p & 63);
   if (k > 60) {
     /* The CRC would straddle two blocks: take the 1..3 bytes up to the boundary by
