@@ -12,6 +12,9 @@ pkgs=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-s390x-linux-gnu g++-s390x-linux-gnu
   qemu-user binutils
 )
+# node runs the seed TypeScript codec for the interop test (tests/interop). A node already
+# on PATH (nvm, NodeSource, a tarball) is kept: Debian's nodejs is only installed without one.
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 
 missing=()
 for p in "${pkgs[@]}"; do
