@@ -15,5 +15,7 @@
 #include "embd/crc32.h"
 #include "embd/bswap.h"
 #include "embd/frame.h"
+#include "embd/batch.h"
+#include "embd/stream.h"
 
 #endif

@@ -27,6 +27,10 @@ const char *embd_strerror(embd_result r) {
     case EMBD_ERR_FRAME_TRAILING: return "bytes after the end of the frame";
     case EMBD_ERR_FRAME_VIEW_UNAVAILABLE: return "zero-copy view unavailable: decode a copy";
     case EMBD_ERR_FRAME_DEFLATE: return "zlib compression failed";
+    case EMBD_ERR_BATCH_TOO_SMALL: return "batch shorter than its 4-byte frame count";
+    case EMBD_ERR_BATCH_COUNT: return "batch frame count does not match the frames";
+    case EMBD_ERR_BATCH_TRAILING: return "bytes after the last frame of the batch";
+    case EMBD_ERR_STREAM_FRAME_TOO_LARGE: return "frame larger than the stream decoder's buffer";
   }
   return "unknown result";
 }

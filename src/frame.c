@@ -9,6 +9,7 @@
 
 #include "embd/bswap.h"
 #include "embd/crc32.h"
+#include "internal.h"
 
 #define HDR EMBD_FRAME_HEADER_SIZE
 /* Floats converted per step on the double path and the compressed encoder's staging. */
@@ -209,15 +210,8 @@ embd_result embd_frame_encode_f64(const double *v, size_t dims,
 
 /* ---- decode --------------------------------------------------------------------------- */
 
-/* Everything but the inflate and the payload CRC: the header, the dims limits, that the
- * frame fits in len, and the trailing-bytes rule. Fills *info. */
-static embd_result check_header(const uint8_t *p, size_t len,
-                                const embd_frame_decode_options *opt, embd_frame_info *info,
-                                embd_error *err) {
-  if (!p && len) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
-  if (len < HDR)
-    return fail(err, EMBD_ERR_FRAME_TOO_SMALL, len,
-                "frame too small: %zu bytes, the header alone is %d", len, HDR);
+/* The header's magic, version, padding, flags and CRC (16 bytes at p). */
+static embd_result check_fields(const uint8_t *p, embd_error *err) {
   const uint32_t magic = rd32be(p);
   if (magic != EMBD_FRAME_MAGIC)
     return fail(err, EMBD_ERR_FRAME_BAD_MAGIC, 0,
@@ -238,8 +232,13 @@ static embd_result check_header(const uint8_t *p, size_t len,
     return fail(err, EMBD_ERR_FRAME_HEADER_CRC, 12,
                 "header CRC mismatch: stored 0x%08lx, computed 0x%08lx (bytes 0-11)",
                 (unsigned long)stored, (unsigned long)computed);
+  return EMBD_OK;
+}
+
+/* The 16 header bytes at p (present): fields, CRC and the dims limits. */
+static embd_result check_dims(const uint8_t *p, const embd_frame_decode_options *opt,
+                              embd_error *err) {
   const uint32_t dims = rd32le(p + 8);
-  const uint8_t flags = p[5];
   const uint32_t maxd = opt ? opt->max_dims : 0, want = opt ? opt->expected_dims : 0;
   if (maxd && dims > maxd)
     return fail(err, EMBD_ERR_FRAME_DIMS_TOO_LARGE, 8, "dims %lu above the maximum %lu",
@@ -251,6 +250,36 @@ static embd_result check_header(const uint8_t *p, size_t len,
   if (want && dims != want)
     return fail(err, EMBD_ERR_FRAME_DIMS_MISMATCH, 8, "dims %lu, expected %lu", (unsigned long)dims,
                 (unsigned long)want);
+  return EMBD_OK;
+}
+
+embd_result embd_frame_need_(const uint8_t *p, size_t avail, const embd_frame_decode_options *opt,
+                             uint64_t *need, embd_error *err) {
+  embd_result r = check_fields(p, err);
+  if (r == EMBD_OK) r = check_dims(p, opt, err);
+  if (r != EMBD_OK) return r;
+  const uint64_t tr = (p[5] & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0;
+  if (p[5] & EMBD_FRAME_ZLIB)
+    *need = avail < HDR + 4 ? HDR + 4 : HDR + 4 + (uint64_t)rd32le(p + HDR) + tr;
+  else
+    *need = HDR + (uint64_t)rd32le(p + 8) * 4 + tr;
+  return EMBD_OK;
+}
+
+/* Everything but the inflate and the payload CRC: the header, the dims limits, that the
+ * frame fits in len, and the trailing-bytes rule. Fills *info. */
+static embd_result check_header(const uint8_t *p, size_t len,
+                                const embd_frame_decode_options *opt, embd_frame_info *info,
+                                embd_error *err) {
+  if (!p && len) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
+  if (len < HDR)
+    return fail(err, EMBD_ERR_FRAME_TOO_SMALL, len,
+                "frame too small: %zu bytes, the header alone is %d", len, HDR);
+  embd_result r0 = check_fields(p, err);
+  if (r0 == EMBD_OK) r0 = check_dims(p, opt, err);
+  if (r0 != EMBD_OK) return r0;
+  const uint32_t dims = rd32le(p + 8);
+  const uint8_t flags = p[5];
   const size_t tr = (flags & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0;
   const size_t rest = len - HDR; /* bytes after the header */
   size_t payload;
@@ -426,4 +455,11 @@ embd_result embd_frame_view(const void *buf, size_t len, const embd_frame_decode
   *values = (const float *)(const void *)(p + HDR);
   ok(err);
   return EMBD_OK;
+}
+
+embd_result embd_frame_check_(const uint8_t *p, size_t len, const embd_frame_decode_options *opt,
+                              embd_frame_info *info, embd_error *err) {
+  embd_result r = check_header(p, len, opt, info, err);
+  if (r == EMBD_OK) r = check_payload_crc(p, info, err);
+  return r;
 }

@@ -10,6 +10,7 @@
 #include "embd/bswap.h"
 #include "embd/cpu.h"
 #include "embd/crc32.h"
+#include "embd/frame.h"
 
 #if defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__) || defined(__SSSE3__)
 #ifndef EMBD_KERNEL_FILE
@@ -88,5 +89,17 @@ EMBD_INTERNAL void embd_bswap32_avx512(void *dst, const void *src, size_t n);
 #if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
 EMBD_INTERNAL void embd_bswap32_neon(void *dst, const void *src, size_t n);
 #endif
+
+/* ---- frames (frame.c), for the batch and stream decoders ---- */
+/* The 16 header bytes at p (avail >= 16 bytes present): validates them (and the dims
+ * limits in opt) and sets *need to the whole frame's size, or to 20 for a compressed frame
+ * whose length field is not in the avail bytes yet. */
+EMBD_INTERNAL embd_result embd_frame_need_(const uint8_t *p, size_t avail,
+                                           const embd_frame_decode_options *opt, uint64_t *need,
+                                           embd_error *err);
+/* Header, lengths, trailing rule and payload CRC (no inflate); fills *info (not NULL). */
+EMBD_INTERNAL embd_result embd_frame_check_(const uint8_t *p, size_t len,
+                                            const embd_frame_decode_options *opt,
+                                            embd_frame_info *info, embd_error *err);
 
 #endif

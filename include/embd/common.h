@@ -56,7 +56,12 @@ typedef enum embd_result {
   EMBD_ERR_FRAME_INFLATE = 16,           /* bad zlib data, or not exactly dims*4 bytes */
   EMBD_ERR_FRAME_TRAILING = 17,          /* bytes after the frame */
   EMBD_ERR_FRAME_VIEW_UNAVAILABLE = 18,  /* no zero-copy view possible: decode a copy */
-  EMBD_ERR_FRAME_DEFLATE = 19            /* zlib failed to compress (e.g. out of memory) */
+  EMBD_ERR_FRAME_DEFLATE = 19,           /* zlib failed to compress (e.g. out of memory) */
+  /* batch envelopes (embd/batch.h) and the stream decoder (embd/stream.h) */
+  EMBD_ERR_BATCH_TOO_SMALL = 20,         /* fewer than the 4 bytes of the frame count */
+  EMBD_ERR_BATCH_COUNT = 21,             /* count * 16 exceeds the bytes, or frames != count */
+  EMBD_ERR_BATCH_TRAILING = 22,          /* bytes after the last of the count frames */
+  EMBD_ERR_STREAM_FRAME_TOO_LARGE = 23   /* a frame larger than the stream's buffer */
 } embd_result;
 
 /* A static, human-readable description of a result code ("unknown result" for others). */

@@ -1,0 +1,110 @@
+/* embd: the batch envelope (docs/FORMAT.md): a uint32 LE frame count, then that many EMBD
+ * frames back to back.
+ *
+ *   // encode count vectors of dims floats each
+ *   size_t cap, n;
+ *   embd_batch_size(count, dims, 0, &cap);
+ *   embd_batch_encode_f32(vecs, count, dims, NULL, buf, cap, &n);
+ *
+ *   // decode: an iterator over the caller's buffer, never allocates
+ *   embd_batch_iter it;
+ *   embd_batch_frame f;
+ *   embd_error err;
+ *   embd_result r = embd_batch_iter_init(&it, buf, n, NULL, &err);
+ *   while (r == EMBD_OK && (r = embd_batch_next(&it, &f, &err)) == EMBD_OK)
+ *     embd_batch_frame_decode(&f, out, out_cap, &err);   // the floats, when wanted
+ *   // r == EMBD_BATCH_END: every frame was valid and the batch ends exactly after them
+ *
+ * Every frame is validated by embd_batch_next (header, dims limits, lengths, payload CRC);
+ * a compressed frame's zlib stream is inflated (and so checked) by
+ * embd_batch_frame_decode. Errors carry the absolute byte offset in err.offset and the
+ * frame index and offset in the message: "frame 2 at byte 60: bad magic: ...".
+ */
+#ifndef EMBD_BATCH_H
+#define EMBD_BATCH_H
+
+#include "frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Returned by embd_batch_next after the last frame (not an error; no embd_result code). */
+#define EMBD_BATCH_END ((embd_result)-1)
+
+#define EMBD_BATCH_PREFIX_SIZE 4
+
+/* One frame of a batch (or of a stream). `data` points at the frame's bytes inside the
+ * caller's buffer (batch) or the chunk / the stream's buffer (stream: valid during the
+ * callback only). */
+typedef struct embd_batch_frame {
+  uint32_t index;        /* 0-based */
+  size_t offset;         /* absolute byte offset of the frame's first byte */
+  embd_frame_info info;  /* dims, flags, frame_size, payload_offset, payload_size */
+  const uint8_t *data;   /* info.frame_size bytes */
+  const uint8_t *payload; /* data + 16: the float32 LE values or the compressed length */
+  size_t payload_len;    /* info.payload_size */
+} embd_batch_frame;
+
+/* Size of a batch of `count` frames of `dims` values with `flags`: exact without
+ * EMBD_FRAME_ZLIB, an upper bound with it. EMBD_ERR_INVALID_ARGUMENT on overflow. */
+EMBD_API embd_result embd_batch_size(size_t count, size_t dims, unsigned flags, size_t *size);
+
+/* Encodes count vectors of dims floats each, v[i * dims .. (i + 1) * dims). */
+EMBD_API embd_result embd_batch_encode_f32(const float *v, size_t count, size_t dims,
+                                           const embd_frame_encode_options *opt, void *out,
+                                           size_t cap, size_t *written);
+/* Encodes count vectors vecs[i] of dims[i] floats each. */
+EMBD_API embd_result embd_batch_encode_ptrs(const float *const *vecs, const size_t *dims,
+                                            size_t count, const embd_frame_encode_options *opt,
+                                            void *out, size_t cap, size_t *written);
+
+/* Incremental encoder: begin with the count, append frames, finish checks the count
+ * (EMBD_ERR_BATCH_COUNT when fewer were appended; appending more is also BATCH_COUNT). */
+typedef struct embd_batch_encoder {
+  uint8_t *out;
+  size_t cap, len;
+  uint32_t count, appended;
+  embd_frame_encode_options opt;
+  embd_result status; /* the first error, sticky */
+} embd_batch_encoder;
+
+EMBD_API embd_result embd_batch_begin(embd_batch_encoder *enc, uint32_t count,
+                                      const embd_frame_encode_options *opt, void *out,
+                                      size_t cap);
+EMBD_API embd_result embd_batch_append_f32(embd_batch_encoder *enc, const float *v, size_t dims);
+EMBD_API embd_result embd_batch_append_f64(embd_batch_encoder *enc, const double *v,
+                                           size_t dims);
+EMBD_API embd_result embd_batch_finish(embd_batch_encoder *enc, size_t *written);
+
+/* Decoder: an iterator over buf[0 .. len). opt applies to every frame (allow_trailing is
+ * ignored: bytes after the last frame are EMBD_ERR_BATCH_TRAILING). */
+typedef struct embd_batch_iter {
+  const uint8_t *buf;
+  size_t len, pos;
+  uint32_t count, index;
+  embd_frame_decode_options opt;
+  embd_result status; /* EMBD_OK while iterating, then EMBD_BATCH_END or the error */
+  embd_error err;     /* the sticky error */
+} embd_batch_iter;
+
+/* Reads the count: EMBD_ERR_BATCH_TOO_SMALL under 4 bytes, EMBD_ERR_BATCH_COUNT (offset
+ * 0) when count * 16 is more than the bytes after it. */
+EMBD_API embd_result embd_batch_iter_init(embd_batch_iter *it, const void *buf, size_t len,
+                                          const embd_frame_decode_options *opt, embd_error *err);
+/* The next frame in *frame: EMBD_OK, EMBD_BATCH_END after the last (with any bytes after
+ * it an EMBD_ERR_BATCH_TRAILING error instead), or the frame's error (sticky). A frame
+ * running past the end, its header included, is EMBD_ERR_FRAME_TRUNCATED at the end of
+ * the buffer. `err` may be NULL. */
+EMBD_API embd_result embd_batch_next(embd_batch_iter *it, embd_batch_frame *frame,
+                                     embd_error *err);
+/* The frame's values into out[0 .. dims) (embd_frame_decode; inflates compressed ones),
+ * errors at absolute offsets with the frame index in the message. */
+EMBD_API embd_result embd_batch_frame_decode(const embd_batch_frame *frame, float *out,
+                                             size_t out_cap, embd_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,70 @@
+/* embd: streaming decoder for EMBD frames arriving in chunks of any size.
+ *
+ *   embd_stream_options o = {0};
+ *   o.max_dims = 4096;          // required: bounds the one buffer (one frame)
+ *   o.batch = 1;                // the input starts with a batch count (docs/FORMAT.md)
+ *   o.on_frame = cb;            // called once per frame, as soon as its bytes are in
+ *   embd_stream *s;
+ *   embd_stream_create(&o, &s);
+ *   while (more) if (embd_stream_feed(s, chunk, n, &err) != EMBD_OK) break;
+ *   embd_stream_finish(s, &err);   // truncated tail / count check
+ *   embd_stream_destroy(s);
+ *
+ * Memory: one buffer of the largest frame max_dims allows (compressed: zlib's bound), made
+ * by embd_stream_create; nothing else is allocated. A frame wholly inside the chunk being
+ * fed is passed to the callback in place (no copy); others are assembled in the buffer.
+ * The callback's frame (embd_batch_frame, embd/batch.h) is valid during the call only;
+ * decode its values with embd_batch_frame_decode. Frames are validated like
+ * embd_batch_next does (header, dims, lengths, payload CRC): the same error codes and
+ * offsets as the one-shot batch decoder, with two exceptions: a batch count too large
+ * for the input is only found at finish (after the frames that were there), and a
+ * compressed frame larger than the buffer is EMBD_ERR_STREAM_FRAME_TOO_LARGE.
+ * Errors are sticky: every later feed/finish returns the same error. Offsets are
+ * absolute byte offsets in the whole stream (as size_t).
+ */
+#ifndef EMBD_STREAM_H
+#define EMBD_STREAM_H
+
+#include "batch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Per-frame callback; anything but EMBD_OK stops the stream with that result (sticky,
+ * at the frame's offset). */
+typedef embd_result (*embd_stream_frame_fn)(void *user, const embd_batch_frame *frame);
+
+typedef struct embd_stream_options {
+  uint32_t max_dims;      /* required (non-zero): frames above it are DIMS_TOO_LARGE */
+  uint32_t expected_dims; /* 0 = any */
+  int batch;              /* non-zero: the first 4 bytes are the frame count */
+  embd_stream_frame_fn on_frame;
+  void *user;
+} embd_stream_options;
+
+typedef struct embd_stream embd_stream;
+
+/* EMBD_ERR_INVALID_ARGUMENT without max_dims or a callback, or if the buffer's size does
+ * not fit size_t; EMBD_ERR_OUTPUT_TOO_SMALL if malloc fails. */
+EMBD_API embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out);
+EMBD_API void embd_stream_destroy(embd_stream *s);
+/* The size of the one buffer embd_stream_create allocates for max_dims. */
+EMBD_API embd_result embd_stream_buffer_size(uint32_t max_dims, size_t *size);
+
+/* Feeds len bytes (any length, 0 included). `err` may be NULL. */
+EMBD_API embd_result embd_stream_feed(embd_stream *s, const void *data, size_t len,
+                                      embd_error *err);
+/* End of input: EMBD_ERR_FRAME_TRUNCATED if a frame is incomplete (at the end offset),
+ * EMBD_ERR_BATCH_TOO_SMALL / EMBD_ERR_BATCH_COUNT in batch mode if the count is
+ * incomplete / more frames were announced than arrived. */
+EMBD_API embd_result embd_stream_finish(embd_stream *s, embd_error *err);
+/* Frames delivered so far and bytes consumed so far. */
+EMBD_API uint32_t embd_stream_frames(const embd_stream *s);
+EMBD_API uint64_t embd_stream_offset(const embd_stream *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,228 @@
+/* Batch envelope: encoder and a non-allocating iterator. See include/embd/batch.h. */
+#include "embd/batch.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define HDR EMBD_FRAME_HEADER_SIZE
+
+static uint32_t rd32(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static embd_result bfail(embd_error *err, embd_result r, size_t off, const char *fmt, ...) {
+  if (err) {
+    err->result = r;
+    err->offset = off;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+  }
+  return r;
+}
+
+/* Rebases a frame-relative error to the frame at `base` (index idx). */
+static embd_result rebase(embd_error *err, const embd_error *in, uint32_t idx, size_t base) {
+  return bfail(err, in->result, base + in->offset, "frame %lu at byte %zu: %.120s", (unsigned long)idx,
+               base, in->message);
+}
+
+/* ---- encode ---------------------------------------------------------------------------- */
+
+embd_result embd_batch_size(size_t count, size_t dims, unsigned flags, size_t *size) {
+  size_t one;
+  if (!size || (uint64_t)count > UINT32_MAX) return EMBD_ERR_INVALID_ARGUMENT;
+  embd_result r = embd_frame_size(dims, flags, &one);
+  if (r != EMBD_OK) return r;
+  if (count && one > (SIZE_MAX - 4) / count) return EMBD_ERR_INVALID_ARGUMENT;
+  *size = 4 + one * count;
+  return EMBD_OK;
+}
+
+embd_result embd_batch_begin(embd_batch_encoder *enc, uint32_t count,
+                             const embd_frame_encode_options *opt, void *out, size_t cap) {
+  if (!enc || (!out && cap)) return EMBD_ERR_INVALID_ARGUMENT;
+  memset(enc, 0, sizeof *enc);
+  if (opt) enc->opt = *opt;
+  if (enc->opt.flags & ~EMBD_FRAME_KNOWN_FLAGS) return enc->status = EMBD_ERR_INVALID_ARGUMENT;
+  enc->out = (uint8_t *)out;
+  enc->cap = cap;
+  enc->count = count;
+  if (cap < 4) return enc->status = EMBD_ERR_OUTPUT_TOO_SMALL;
+  enc->out[0] = (uint8_t)count;
+  enc->out[1] = (uint8_t)(count >> 8);
+  enc->out[2] = (uint8_t)(count >> 16);
+  enc->out[3] = (uint8_t)(count >> 24);
+  enc->len = 4;
+  return EMBD_OK;
+}
+
+static embd_result append(embd_batch_encoder *enc, const float *f, const double *d, size_t dims) {
+  if (!enc) return EMBD_ERR_INVALID_ARGUMENT;
+  if (enc->status != EMBD_OK) return enc->status;
+  if (enc->appended >= enc->count) return enc->status = EMBD_ERR_BATCH_COUNT;
+  size_t w = 0;
+  embd_result r = f || !d ? embd_frame_encode_f32(f, dims, &enc->opt, enc->out + enc->len,
+                                                  enc->cap - enc->len, &w)
+                          : embd_frame_encode_f64(d, dims, &enc->opt, enc->out + enc->len,
+                                                  enc->cap - enc->len, &w);
+  if (r != EMBD_OK) return enc->status = r;
+  enc->len += w;
+  enc->appended++;
+  return EMBD_OK;
+}
+
+embd_result embd_batch_append_f32(embd_batch_encoder *enc, const float *v, size_t dims) {
+  if (!v && dims) return EMBD_ERR_INVALID_ARGUMENT;
+  return append(enc, v, NULL, dims);
+}
+
+embd_result embd_batch_append_f64(embd_batch_encoder *enc, const double *v, size_t dims) {
+  if (!v && dims) return EMBD_ERR_INVALID_ARGUMENT;
+  return append(enc, NULL, v, dims);
+}
+
+embd_result embd_batch_finish(embd_batch_encoder *enc, size_t *written) {
+  if (!enc || !written) return EMBD_ERR_INVALID_ARGUMENT;
+  *written = 0;
+  if (enc->status != EMBD_OK) return enc->status;
+  if (enc->appended != enc->count) return enc->status = EMBD_ERR_BATCH_COUNT;
+  *written = enc->len;
+  return EMBD_OK;
+}
+
+embd_result embd_batch_encode_f32(const float *v, size_t count, size_t dims,
+                                  const embd_frame_encode_options *opt, void *out, size_t cap,
+                                  size_t *written) {
+  if (!written || (!v && count && dims) || (uint64_t)count > UINT32_MAX)
+    return EMBD_ERR_INVALID_ARGUMENT;
+  *written = 0;
+  embd_batch_encoder e;
+  embd_result r = embd_batch_begin(&e, (uint32_t)count, opt, out, cap);
+  for (size_t i = 0; r == EMBD_OK && i < count; i++)
+    r = embd_batch_append_f32(&e, dims ? v + i * dims : NULL, dims);
+  return r == EMBD_OK ? embd_batch_finish(&e, written) : r;
+}
+
+embd_result embd_batch_encode_ptrs(const float *const *vecs, const size_t *dims, size_t count,
+                                   const embd_frame_encode_options *opt, void *out, size_t cap,
+                                   size_t *written) {
+  if (!written || (count && (!vecs || !dims)) || (uint64_t)count > UINT32_MAX)
+    return EMBD_ERR_INVALID_ARGUMENT;
+  *written = 0;
+  embd_batch_encoder e;
+  embd_result r = embd_batch_begin(&e, (uint32_t)count, opt, out, cap);
+  for (size_t i = 0; r == EMBD_OK && i < count; i++)
+    r = embd_batch_append_f32(&e, vecs[i], dims[i]);
+  return r == EMBD_OK ? embd_batch_finish(&e, written) : r;
+}
+
+/* ---- decode ---------------------------------------------------------------------------- */
+
+static embd_result stop(embd_batch_iter *it, embd_error *err) {
+  it->status = it->err.result;
+  if (err) *err = it->err;
+  return it->status;
+}
+
+embd_result embd_batch_iter_init(embd_batch_iter *it, const void *buf, size_t len,
+                                 const embd_frame_decode_options *opt, embd_error *err) {
+  if (!it) return bfail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL iterator");
+  memset(it, 0, sizeof *it);
+  it->buf = (const uint8_t *)buf;
+  it->len = len;
+  if (opt) it->opt = *opt;
+  it->opt.allow_trailing = 1;
+  if (!buf && len) {
+    bfail(&it->err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
+    return stop(it, err);
+  }
+  if (len < 4) {
+    bfail(&it->err, EMBD_ERR_BATCH_TOO_SMALL, len,
+          "batch too small: %zu bytes, the frame count alone is 4", len);
+    return stop(it, err);
+  }
+  it->count = rd32(it->buf);
+  it->pos = 4;
+  if ((uint64_t)it->count * HDR > (uint64_t)(len - 4)) {
+    bfail(&it->err, EMBD_ERR_BATCH_COUNT, 0,
+          "batch count %lu needs at least %llu bytes of frames, %zu follow the count",
+          (unsigned long)it->count, (unsigned long long)it->count * HDR, len - 4);
+    return stop(it, err);
+  }
+  if (err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+  return EMBD_OK;
+}
+
+embd_result embd_batch_next(embd_batch_iter *it, embd_batch_frame *frame, embd_error *err) {
+  if (!it || !frame) return bfail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL iterator or frame");
+  if (it->status != EMBD_OK) {
+    if (err) *err = it->err;
+    return it->status;
+  }
+  const size_t at = it->pos, rest = it->len - at;
+  if (it->index == it->count) {
+    if (rest) {
+      bfail(&it->err, EMBD_ERR_BATCH_TRAILING, at,
+            "%zu bytes after the last of the %lu frames (at byte %zu)", rest,
+            (unsigned long)it->count, at);
+      return stop(it, err);
+    }
+    it->status = EMBD_BATCH_END;
+    it->err.result = EMBD_OK;
+    if (err) *err = it->err;
+    return EMBD_BATCH_END;
+  }
+  if (rest < HDR) {
+    bfail(&it->err, EMBD_ERR_FRAME_TRUNCATED, it->len,
+          "frame %lu at byte %zu: truncated: %zu of the 16 header bytes", (unsigned long)it->index,
+          at, rest);
+    return stop(it, err);
+  }
+  embd_error fe;
+  embd_frame_info info;
+  if (embd_frame_check_(it->buf + at, rest, &it->opt, &info, &fe) != EMBD_OK) {
+    rebase(&it->err, &fe, it->index, at);
+    return stop(it, err);
+  }
+  frame->index = it->index;
+  frame->offset = at;
+  frame->info = info;
+  frame->data = it->buf + at;
+  frame->payload = frame->data + HDR;
+  frame->payload_len = info.payload_size;
+  it->pos += info.frame_size;
+  it->index++;
+  if (err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+  return EMBD_OK;
+}
+
+embd_result embd_batch_frame_decode(const embd_batch_frame *frame, float *out, size_t out_cap,
+                                    embd_error *err) {
+  if (!frame) return bfail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL frame");
+  embd_error fe;
+  embd_result r =
+      embd_frame_decode(frame->data, frame->info.frame_size, NULL, out, out_cap, NULL, &fe);
+  if (r != EMBD_OK) return rebase(err, &fe, frame->index, frame->offset);
+  if (err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+  return EMBD_OK;
+}

@@ -1,0 +1,217 @@
+/* Streaming decoder: frames out of chunks of any size, one frame of buffer. See
+ * include/embd/stream.h. */
+#include "embd/stream.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define HDR EMBD_FRAME_HEADER_SIZE
+
+struct embd_stream {
+  embd_stream_options o;
+  embd_frame_decode_options fo;
+  uint8_t *buf;
+  size_t cap, blen;
+  uint64_t need; /* size of the frame being assembled, 0 while unknown */
+  uint64_t pos;  /* bytes consumed */
+  int have_count;
+  uint32_t count, index;
+  embd_result status;
+  embd_error err;
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static embd_result sfail(embd_stream *s, embd_result r, uint64_t off, const char *fmt, ...) {
+  s->status = r;
+  s->err.result = r;
+  s->err.offset = (size_t)off;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->err.message, sizeof s->err.message, fmt, ap);
+  va_end(ap);
+  return r;
+}
+
+static embd_result frame_fail(embd_stream *s, const embd_error *fe, uint64_t base) {
+  return sfail(s, fe->result, base + fe->offset, "frame %lu at byte %llu: %.120s",
+               (unsigned long)s->index, (unsigned long long)base, fe->message);
+}
+
+static uint64_t zbound(uint64_t n) { return n + (n >> 12) + (n >> 14) + (n >> 25) + 13; }
+
+embd_result embd_stream_buffer_size(uint32_t max_dims, size_t *size) {
+  if (!size || !max_dims) return EMBD_ERR_INVALID_ARGUMENT;
+  const uint64_t raw = HDR + (uint64_t)max_dims * 4 + 4;
+  const uint64_t z = HDR + 4 + zbound((uint64_t)max_dims * 4) + 4;
+  const uint64_t n = raw > z ? raw : z;
+  if (n > SIZE_MAX) return EMBD_ERR_INVALID_ARGUMENT;
+  *size = (size_t)n;
+  return EMBD_OK;
+}
+
+embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out) {
+  if (!out) return EMBD_ERR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (!opt || !opt->on_frame) return EMBD_ERR_INVALID_ARGUMENT;
+  size_t cap;
+  embd_result r = embd_stream_buffer_size(opt->max_dims, &cap);
+  if (r != EMBD_OK) return r;
+  embd_stream *s = (embd_stream *)calloc(1, sizeof *s);
+  if (!s) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  s->buf = (uint8_t *)malloc(cap);
+  if (!s->buf) {
+    free(s);
+    return EMBD_ERR_OUTPUT_TOO_SMALL;
+  }
+  s->cap = cap;
+  s->o = *opt;
+  s->fo.max_dims = opt->max_dims;
+  s->fo.expected_dims = opt->expected_dims;
+  s->fo.allow_trailing = 1;
+  *out = s;
+  return EMBD_OK;
+}
+
+void embd_stream_destroy(embd_stream *s) {
+  if (!s) return;
+  free(s->buf);
+  free(s);
+}
+
+uint32_t embd_stream_frames(const embd_stream *s) { return s ? s->index : 0; }
+uint64_t embd_stream_offset(const embd_stream *s) { return s ? s->pos : 0; }
+
+static embd_result report(const embd_stream *s, embd_error *err) {
+  if (err) *err = s->err;
+  return s->status;
+}
+
+/* A complete frame of n bytes at p, starting at absolute offset off. */
+static embd_result deliver(embd_stream *s, const uint8_t *p, size_t n, uint64_t off) {
+  embd_error fe;
+  embd_frame_info info;
+  if (embd_frame_check_(p, n, &s->fo, &info, &fe) != EMBD_OK) return frame_fail(s, &fe, off);
+  embd_batch_frame f;
+  f.index = s->index;
+  f.offset = (size_t)off;
+  f.info = info;
+  f.data = p;
+  f.payload = p + HDR;
+  f.payload_len = info.payload_size;
+  embd_result r = s->o.on_frame(s->o.user, &f);
+  if (r != EMBD_OK)
+    return sfail(s, r, off, "frame %lu at byte %llu: the callback returned %d (%s)",
+                 (unsigned long)s->index, (unsigned long long)off, (int)r, embd_strerror(r));
+  s->index++;
+  return EMBD_OK;
+}
+
+/* The buffered header (blen >= 16): validate, learn the frame's size. */
+static embd_result learn(embd_stream *s) {
+  embd_error fe;
+  uint64_t need;
+  const uint64_t start = s->pos - s->blen;
+  if (embd_frame_need_(s->buf, s->blen, &s->fo, &need, &fe) != EMBD_OK)
+    return frame_fail(s, &fe, start);
+  if (need > s->cap)
+    return sfail(s, EMBD_ERR_STREAM_FRAME_TOO_LARGE, start,
+                 "frame %lu at byte %llu: %llu bytes, the stream's buffer holds %zu (max_dims %lu)",
+                 (unsigned long)s->index, (unsigned long long)start, (unsigned long long)need,
+                 s->cap, (unsigned long)s->o.max_dims);
+  s->need = need;
+  return EMBD_OK;
+}
+
+embd_result embd_stream_feed(embd_stream *s, const void *data, size_t len, embd_error *err) {
+  if (!s || (!data && len)) {
+    if (err) {
+      err->result = EMBD_ERR_INVALID_ARGUMENT;
+      err->offset = 0;
+      snprintf(err->message, sizeof err->message, "NULL stream or data");
+    }
+    return EMBD_ERR_INVALID_ARGUMENT;
+  }
+  const uint8_t *p = (const uint8_t *)data;
+  while (s->status == EMBD_OK && len) {
+    if (s->o.batch && !s->have_count) {
+      size_t take = 4 - s->blen < len ? 4 - s->blen : len;
+      memcpy(s->buf + s->blen, p, take);
+      s->blen += take, p += take, len -= take, s->pos += take;
+      if (s->blen == 4) {
+        s->count = (uint32_t)s->buf[0] | (uint32_t)s->buf[1] << 8 | (uint32_t)s->buf[2] << 16 |
+                   (uint32_t)s->buf[3] << 24;
+        s->have_count = 1;
+        s->blen = 0;
+      }
+      continue;
+    }
+    if (s->o.batch && s->index == s->count) {
+      sfail(s, EMBD_ERR_BATCH_TRAILING, s->pos, "bytes after the last of the %lu frames (at byte %llu)",
+            (unsigned long)s->count, (unsigned long long)s->pos);
+      break;
+    }
+    if (s->blen == 0 && len >= HDR) {
+      /* Zero-copy when the whole frame is in this chunk. */
+      embd_error fe;
+      uint64_t need;
+      if (embd_frame_need_(p, len, &s->fo, &need, &fe) != EMBD_OK) {
+        frame_fail(s, &fe, s->pos);
+        break;
+      }
+      if (need <= len) {
+        if (deliver(s, p, (size_t)need, s->pos) != EMBD_OK) break;
+        p += need, len -= (size_t)need, s->pos += need;
+        continue;
+      }
+    }
+    const uint64_t target = s->blen < HDR ? HDR : s->need;
+    const size_t take = target - s->blen < len ? (size_t)(target - s->blen) : len;
+    memcpy(s->buf + s->blen, p, take);
+    s->blen += take, p += take, len -= take, s->pos += take;
+    if (s->blen < target) continue;
+    if (learn(s) != EMBD_OK) break;
+    if (s->blen == s->need) {
+      const uint64_t start = s->pos - s->blen;
+      if (deliver(s, s->buf, s->blen, start) != EMBD_OK) break;
+      s->blen = 0;
+      s->need = 0;
+    }
+  }
+  if (s->status == EMBD_OK && err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+  return report(s, err);
+}
+
+embd_result embd_stream_finish(embd_stream *s, embd_error *err) {
+  if (!s) return EMBD_ERR_INVALID_ARGUMENT;
+  if (s->status == EMBD_OK) {
+    if (s->o.batch && !s->have_count) {
+      sfail(s, EMBD_ERR_BATCH_TOO_SMALL, s->pos,
+            "batch too small: %llu bytes, the frame count alone is 4", (unsigned long long)s->pos);
+    } else if (s->o.batch && (uint64_t)s->count * HDR > s->pos - 4) {
+      sfail(s, EMBD_ERR_BATCH_COUNT, 0,
+            "batch count %lu needs at least %llu bytes of frames, %llu followed the count",
+            (unsigned long)s->count, (unsigned long long)s->count * HDR,
+            (unsigned long long)(s->pos - 4));
+    } else if (s->blen || (s->o.batch && s->index < s->count)) {
+      sfail(s, EMBD_ERR_FRAME_TRUNCATED, s->pos,
+            "frame %lu at byte %llu: truncated: the input ends after %zu of its bytes",
+            (unsigned long)s->index, (unsigned long long)(s->pos - s->blen), s->blen);
+    }
+  }
+  if (s->status == EMBD_OK && err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+  return report(s, err);
+}

@@ -1,0 +1,130 @@
+/* Shared by test_batch.c and test_stream.c: decode a batch one-shot (embd_batch_iter) or
+ * through the stream decoder in given chunks, into a comparable record: every frame's
+ * offset, dims, flags and value bits, and the final result with its offset. */
+#ifndef EMBD_TEST_BATCHUTIL_H
+#define EMBD_TEST_BATCHUTIL_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embd.h"
+
+typedef struct bu_rec {
+  size_t nframes, nvals, cap_frames, cap_vals;
+  size_t *offset;
+  uint32_t *dims, *flags;
+  uint32_t *vals; /* all frames' value bits, back to back */
+  embd_result result;
+  size_t err_offset;
+  char message[160];
+  int decode_failed; /* the error came from embd_batch_frame_decode */
+} bu_rec;
+
+static inline void bu_free(bu_rec *r) {
+  free(r->offset), free(r->dims), free(r->flags), free(r->vals);
+  memset(r, 0, sizeof *r);
+}
+
+static inline void *bu_grow(void *p, size_t *cap, size_t need, size_t elt) {
+  if (need <= *cap) return p;
+  size_t c = *cap ? *cap : 16;
+  while (c < need) c *= 2;
+  void *q = realloc(p, c * elt);
+  if (!q) abort();
+  *cap = c;
+  return q;
+}
+
+/* Records a frame; decodes its values. Returns the decode result. */
+static inline embd_result bu_add(bu_rec *r, const embd_batch_frame *f) {
+  size_t c1 = r->cap_frames;
+  r->offset = (size_t *)bu_grow(r->offset, &c1, r->nframes + 1, sizeof *r->offset);
+  c1 = r->cap_frames;
+  r->dims = (uint32_t *)bu_grow(r->dims, &c1, r->nframes + 1, sizeof *r->dims);
+  r->flags = (uint32_t *)bu_grow(r->flags, &r->cap_frames, r->nframes + 1, sizeof *r->flags);
+  r->vals = (uint32_t *)bu_grow(r->vals, &r->cap_vals, r->nvals + f->info.dims + 1, 4);
+  embd_error e;
+  embd_result d = embd_batch_frame_decode(f, (float *)(void *)(r->vals + r->nvals), f->info.dims, &e);
+  if (d != EMBD_OK) {
+    r->result = d;
+    r->err_offset = e.offset;
+    memcpy(r->message, e.message, sizeof r->message);
+    r->decode_failed = 1;
+    return d;
+  }
+  r->offset[r->nframes] = f->offset;
+  r->dims[r->nframes] = f->info.dims;
+  r->flags[r->nframes] = f->info.flags;
+  r->nframes++;
+  r->nvals += f->info.dims;
+  return EMBD_OK;
+}
+
+static inline void bu_batch(const uint8_t *buf, size_t len, const embd_frame_decode_options *o,
+                            bu_rec *r) {
+  memset(r, 0, sizeof *r);
+  embd_batch_iter it;
+  embd_error e;
+  embd_batch_frame f;
+  embd_result x = embd_batch_iter_init(&it, buf, len, o, &e);
+  while (x == EMBD_OK) {
+    x = embd_batch_next(&it, &f, &e);
+    if (x == EMBD_OK && bu_add(r, &f) != EMBD_OK) return;
+  }
+  if (x == EMBD_BATCH_END) return;
+  r->result = x;
+  r->err_offset = e.offset;
+  memcpy(r->message, e.message, sizeof r->message);
+}
+
+static inline embd_result bu_cb(void *user, const embd_batch_frame *f) {
+  return bu_add((bu_rec *)user, f);
+}
+
+/* Feeds buf split at cuts[0 .. ncuts) (ascending offsets). */
+static inline void bu_stream(const uint8_t *buf, size_t len, uint32_t max_dims,
+                             const size_t *cuts, size_t ncuts, bu_rec *r) {
+  memset(r, 0, sizeof *r);
+  embd_stream_options so;
+  memset(&so, 0, sizeof so);
+  so.max_dims = max_dims;
+  so.batch = 1;
+  so.on_frame = bu_cb;
+  so.user = r;
+  embd_stream *s;
+  if (embd_stream_create(&so, &s) != EMBD_OK) abort();
+  embd_error e;
+  embd_result x = EMBD_OK;
+  size_t at = 0;
+  for (size_t i = 0; i <= ncuts && x == EMBD_OK; i++) {
+    size_t end = i < ncuts ? cuts[i] : len;
+    /* Each chunk in its own allocation, so reads past it are caught by ASan. */
+    uint8_t *chunk = (uint8_t *)malloc(end - at ? end - at : 1);
+    if (!chunk) abort();
+    if (end > at) memcpy(chunk, buf + at, end - at);
+    x = embd_stream_feed(s, chunk, end - at, &e);
+    free(chunk);
+    at = end;
+  }
+  if (x == EMBD_OK) x = embd_stream_finish(s, &e);
+  embd_stream_destroy(s);
+  if (r->decode_failed) return; /* the decode error recorded by bu_add */
+  r->result = x;
+  r->err_offset = x == EMBD_OK ? 0 : e.offset;
+  if (x != EMBD_OK) memcpy(r->message, e.message, sizeof r->message);
+}
+
+/* 0 if equal (frames, value bits, result, error offset). */
+static inline int bu_cmp(const bu_rec *a, const bu_rec *b) {
+  if (a->nframes != b->nframes || a->nvals != b->nvals) return 1;
+  if (a->result != b->result) return 2;
+  if (a->result != EMBD_OK && a->err_offset != b->err_offset) return 3;
+  for (size_t i = 0; i < a->nframes; i++)
+    if (a->offset[i] != b->offset[i] || a->dims[i] != b->dims[i] || a->flags[i] != b->flags[i])
+      return 4;
+  if (a->nvals && memcmp(a->vals, b->vals, a->nvals * 4) != 0) return 5;
+  return 0;
+}
+
+#endif

@@ -1,0 +1,287 @@
+/* Stream decoder: must equal the one-shot batch decoder (same frames, same value bits,
+ * same error code and offset) for every split of small batches into 2 and 3 chunks,
+ * 1-byte chunks, random chunkings of a large batch, and every single-byte corruption and
+ * truncation of a small batch. Plus: zero-copy delivery, sticky errors, the frame-size
+ * limit, the callback's result, the non-batch mode and the buffer bound.
+ *
+ * Environment: EMBD_TEST_SCALE, EMBD_TEST_SEED, EMBD_ISA.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka needs the four headers above first. */
+#include <cmocka.h>
+#include <stdio.h>
+
+#include "batchutil.h"
+#include "testutil.h"
+
+static tu_rng g_rng;
+
+/* A batch of `count` frames with dims from dims[] and flags cycling 0..3. */
+static uint8_t *make_batch(size_t count, const size_t *dims, size_t *len) {
+  size_t cap = 4;
+  for (size_t i = 0; i < count; i++) {
+    size_t one;
+    assert_int_equal(embd_frame_size(dims[i], 3, &one), EMBD_OK);
+    cap += one;
+  }
+  uint8_t *b = malloc(cap);
+  assert_non_null(b);
+  embd_batch_encoder e;
+  assert_int_equal(embd_batch_begin(&e, (uint32_t)count, NULL, b, cap), EMBD_OK);
+  for (size_t i = 0; i < count; i++) {
+    float *v = malloc(dims[i] * 4 + 4);
+    tu_fill(&g_rng, v, dims[i] * 4);
+    e.opt.flags = (unsigned)(i % 4);
+    e.opt.level = (int)(i % 10);
+    assert_int_equal(embd_batch_append_f32(&e, v, dims[i]), EMBD_OK);
+    free(v);
+  }
+  assert_int_equal(embd_batch_finish(&e, len), EMBD_OK);
+  return b;
+}
+
+static void same(const uint8_t *b, size_t len, uint32_t max_dims, const size_t *cuts, size_t ncuts) {
+  bu_rec a, s;
+  embd_frame_decode_options o = {max_dims, 0, 0};
+  bu_batch(b, len, &o, &a);
+  bu_stream(b, len, max_dims, cuts, ncuts, &s);
+  int c = bu_cmp(&a, &s);
+  /* A compressed frame whose length field exceeds the stream's one-frame buffer: the
+   * stream stops there (the batch decoder reads on and fails later or differently). */
+  if (c && s.result == EMBD_ERR_STREAM_FRAME_TOO_LARGE && s.nframes <= a.nframes &&
+      !(a.result == EMBD_OK && s.nframes == a.nframes))
+    c = 0;
+  /* A count too large for the input: the batch decoder knows before any frame, the stream
+   * at finish (or at a broken frame before): it must fail too. */
+  if (c && a.result == EMBD_ERR_BATCH_COUNT && s.result != EMBD_OK) c = 0;
+  if (c) {
+    fprintf(stderr, "len %zu cuts", len);
+    for (size_t i = 0; i < ncuts; i++) fprintf(stderr, " %zu", cuts[i]);
+    fprintf(stderr, "\nbatch: %zu frames, %d at %zu: %s\nstream: %zu frames, %d at %zu: %s\n",
+            a.nframes, a.result, a.err_offset, a.message, s.nframes, s.result, s.err_offset,
+            s.message);
+    fail_msg("stream != batch (%d)", c);
+  }
+  bu_free(&a);
+  bu_free(&s);
+}
+
+static void every_chunking(const uint8_t *b, size_t len, uint32_t max_dims) {
+  size_t cuts[2];
+  same(b, len, max_dims, NULL, 0);
+  for (size_t i = 0; i <= len; i++) {
+    cuts[0] = i;
+    same(b, len, max_dims, cuts, 1);
+    for (size_t j = i; j <= len; j += 1 + (len > 200 ? 3 : 0)) {
+      cuts[1] = j;
+      same(b, len, max_dims, cuts, 2);
+    }
+  }
+  size_t *ones = malloc(len * sizeof *ones + 1);
+  for (size_t i = 0; i < len; i++) ones[i] = i + 1;
+  same(b, len, max_dims, ones, len);
+  free(ones);
+}
+
+static void test_small_chunkings(void **state) {
+  (void)state;
+  const size_t d1[3] = {3, 0, 5}, d2[3] = {2, 2, 2};
+  size_t len;
+  uint8_t *b = make_batch(3, d1, &len);
+  every_chunking(b, len, 8);
+  free(b);
+  /* Four frames, one of each flag combination. */
+  const size_t d4[4] = {4, 1, 3, 2};
+  b = make_batch(4, d4, &len);
+  every_chunking(b, len, 4);
+  free(b);
+  b = make_batch(3, d2, &len);
+  every_chunking(b, len, 2);
+  /* An empty batch; one with only a count. */
+  uint8_t z[4] = {0, 0, 0, 0};
+  every_chunking(z, 4, 1);
+  free(b);
+}
+
+static void test_corruptions(void **state) {
+  (void)state;
+  const size_t d[3] = {3, 2, 4};
+  size_t len;
+  uint8_t *b = make_batch(3, d, &len);
+  uint8_t *c = malloc(len);
+  size_t cuts[3];
+  for (size_t at = 0; at < len; at++) {
+    for (int bit = 0; bit < 8; bit += 3) {
+      memcpy(c, b, len);
+      c[at] ^= (uint8_t)(1u << bit);
+      bu_rec a;
+      embd_frame_decode_options o = {4, 0, 0};
+      bu_batch(c, len, &o, &a);
+      for (int k = 0; k < 4; k++) {
+        cuts[0] = tu_range(&g_rng, 0, len);
+        cuts[1] = tu_range(&g_rng, cuts[0], len);
+        cuts[2] = tu_range(&g_rng, cuts[1], len);
+        if (a.result == EMBD_ERR_BATCH_COUNT) {
+          /* The stream only learns the input's length at finish: any error will do. */
+          bu_rec s;
+          bu_stream(c, len, 4, cuts, 3, &s);
+          assert_int_not_equal(s.result, EMBD_OK);
+          bu_free(&s);
+        } else {
+          same(c, len, 4, cuts, (size_t)k);
+        }
+      }
+      bu_free(&a);
+    }
+  }
+  /* Every truncation, and every truncation fed byte by byte. */
+  size_t *ones = malloc(len * sizeof *ones);
+  for (size_t i = 0; i < len; i++) ones[i] = i + 1;
+  for (size_t n = 0; n <= len; n++) {
+    same(b, n, 4, NULL, 0);
+    same(b, n, 4, ones, n ? n - 1 : 0);
+  }
+  /* Extra bytes after the last frame. */
+  uint8_t *x = malloc(len + 3);
+  memcpy(x, b, len);
+  memset(x + len, 0xAB, 3);
+  same(x, len + 3, 4, NULL, 0);
+  cuts[0] = len + 1;
+  same(x, len + 3, 4, cuts, 1);
+  free(x);
+  free(ones);
+  free(c);
+  free(b);
+}
+
+static void test_large_random(void **state) {
+  (void)state;
+  const size_t count = tu_scaled(200, 40);
+  size_t *d = malloc(count * sizeof *d);
+  for (size_t i = 0; i < count; i++) d[i] = tu_range(&g_rng, 0, 1024);
+  size_t len;
+  uint8_t *b = make_batch(count, d, &len);
+  size_t *cuts = malloc((len + 1) * sizeof *cuts);
+  const size_t rounds = tu_scaled(20, 6);
+  for (size_t r = 0; r < rounds; r++) {
+    size_t n = 0, at = 0;
+    const size_t maxchunk = r % 3 == 0 ? 7 : r % 3 == 1 ? 5000 : len;
+    for (;;) {
+      at += tu_range(&g_rng, 0, maxchunk);
+      if (at >= len) break;
+      cuts[n++] = at;
+    }
+    same(b, len, 1024, cuts, n);
+  }
+  free(cuts);
+  free(b);
+  free(d);
+}
+
+/* ---- behaviour beyond equality --------------------------------------------------------- */
+
+typedef struct ctx {
+  const uint8_t *lo, *hi; /* the chunk being fed */
+  int inplace, copied, n;
+  embd_result ret;
+} ctx;
+
+static embd_result cb_where(void *user, const embd_batch_frame *f) {
+  ctx *c = user;
+  if (f->data >= c->lo && f->data < c->hi) c->inplace++;
+  else c->copied++;
+  c->n++;
+  return c->ret;
+}
+
+static void test_behaviour(void **state) {
+  (void)state;
+  const size_t d[3] = {3, 0, 5};
+  size_t len;
+  uint8_t *b = make_batch(3, d, &len);
+  ctx c = {b, b + len, 0, 0, 0, EMBD_OK};
+  embd_stream_options so = {8, 0, 1, cb_where, &c};
+  embd_stream *s;
+  embd_error err;
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  /* One chunk: every frame in place. */
+  assert_int_equal(embd_stream_feed(s, b, len, &err), EMBD_OK);
+  assert_int_equal(embd_stream_finish(s, &err), EMBD_OK);
+  assert_int_equal(c.inplace, 3);
+  assert_int_equal(c.copied, 0);
+  assert_int_equal(embd_stream_frames(s), 3);
+  assert_int_equal(embd_stream_offset(s), len);
+  embd_stream_destroy(s);
+  /* Byte by byte: every frame copied. */
+  memset(&c, 0, sizeof c);
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  for (size_t i = 0; i < len; i++) assert_int_equal(embd_stream_feed(s, b + i, 1, &err), EMBD_OK);
+  assert_int_equal(embd_stream_finish(s, &err), EMBD_OK);
+  assert_int_equal(c.copied, 3);
+  embd_stream_destroy(s);
+  /* Sticky errors, and the callback's result stops the stream. */
+  memset(&c, 0, sizeof c);
+  c.ret = EMBD_ERR_OUTPUT_TOO_SMALL;
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  assert_int_equal(embd_stream_feed(s, b, len, &err), EMBD_ERR_OUTPUT_TOO_SMALL);
+  assert_int_equal(err.offset, 4);
+  assert_int_equal(c.n, 1);
+  assert_int_equal(embd_stream_feed(s, b, 0, &err), EMBD_ERR_OUTPUT_TOO_SMALL);
+  assert_int_equal(embd_stream_finish(s, &err), EMBD_ERR_OUTPUT_TOO_SMALL);
+  assert_int_equal(err.offset, 4);
+  assert_non_null(strstr(err.message, "frame 0 at byte 4"));
+  embd_stream_destroy(s);
+  /* Non-batch mode: frames back to back without a count; a truncated tail at finish. */
+  memset(&c, 0, sizeof c);
+  so.batch = 0;
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  assert_int_equal(embd_stream_feed(s, b + 4, len - 4 - 1, &err), EMBD_OK);
+  assert_int_equal(c.n, 2);
+  assert_int_equal(embd_stream_finish(s, &err), EMBD_ERR_FRAME_TRUNCATED);
+  assert_int_equal(err.offset, len - 5);
+  embd_stream_destroy(s);
+  /* Dims above max_dims; a compressed frame larger than the buffer. */
+  memset(&c, 0, sizeof c);
+  so.max_dims = 4;
+  so.batch = 1;
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  assert_int_equal(embd_stream_feed(s, b, len, &err), EMBD_ERR_FRAME_DIMS_TOO_LARGE);
+  assert_int_equal(embd_stream_finish(s, &err), EMBD_ERR_FRAME_DIMS_TOO_LARGE);
+  assert_int_equal(c.n, 2);
+  embd_stream_destroy(s);
+  uint8_t big[64] = {1, 0, 0, 0, 0x45, 0x4d, 0x42, 0x44, 1, 1, 0, 0, 1, 0, 0, 0};
+  uint32_t crc = embd_crc32(0, big + 4, 12);
+  for (int k = 0; k < 4; k++) big[16 + k] = (uint8_t)(crc >> (8 * k));
+  big[20] = 0xFF, big[21] = 0xFF, big[22] = 0, big[23] = 0; /* clen 65535 */
+  so.max_dims = 1;
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  assert_int_equal(embd_stream_feed(s, big, sizeof big, &err), EMBD_ERR_STREAM_FRAME_TOO_LARGE);
+  assert_int_equal(err.offset, 4);
+  embd_stream_destroy(s);
+  /* Bad arguments; the buffer bound. */
+  so.max_dims = 0;
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_ERR_INVALID_ARGUMENT);
+  so.max_dims = 1;
+  so.on_frame = NULL;
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_ERR_INVALID_ARGUMENT);
+  size_t cap;
+  assert_int_equal(embd_stream_buffer_size(1024, &cap), EMBD_OK);
+  assert_true(cap >= 16 + 4096 + 4 && cap < 16 + 4096 + 64);
+  free(b);
+}
+
+int main(void) {
+  int s = tu_isa_preflight("test_stream");
+  if (s) return s;
+  g_rng.s = tu_seed();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_small_chunkings),
+      cmocka_unit_test(test_corruptions),
+      cmocka_unit_test(test_large_random),
+      cmocka_unit_test(test_behaviour),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
