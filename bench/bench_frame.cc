@@ -1,0 +1,345 @@
+// Frame, batch and stream codec throughput for 1536-dim embeddings, beside memcpy of the
+// same bytes, in one binary so that they share the machine's state.
+//
+// Names:
+//   frame/view/1536, frame/copy/1536      decode one frame: zero-copy view / copy out
+//   memcpy/6144                           its payload bytes
+//   batch/decode/1000x1536                iterator + embd_batch_frame_decode into one array
+//   memcpy/6144000                        the batch's payload bytes
+//   stream/1500B/1000x1536                the stream decoder fed the batch in 1,500-byte
+//                                         chunks, each frame decoded into one array
+//   memcpy/<batch bytes>                  the whole batch's bytes
+//   frame/encode/1536, batch/encode/1000x1536   embd_frame_encode_f32 / embd_batch_encode_f32
+//   frame/zlib-roundtrip/{random,sparse}/1536   encode with EMBD_FRAME_ZLIB (level 6) +
+//                                         decode, random floats / 1 value in 32 non-zero
+// Bytes per second counts payload bytes (dims * 4 per frame; memcpy: the bytes copied);
+// items_per_second is frames per second and time_per_frame its inverse (seconds in JSON).
+// Buffers are 64-byte aligned, so the frame payload (at +16) can be viewed in place.
+//
+// Every path is checked once at start-up (decoded floats bit-equal to the input, encoders
+// byte-equal to the prepared frames); a mismatch aborts.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "embd.h"
+
+namespace {
+
+constexpr size_t kDims = 1536;
+constexpr size_t kCount = 1000;
+constexpr size_t kPayload = kDims * 4;
+constexpr size_t kChunk = 1500;
+constexpr size_t kAlign = 64;
+
+float *g_vec;       // one random vector
+float *g_sparse;    // one mostly-zero vector
+float *g_vecs;      // kCount random vectors
+uint8_t *g_frame;   // g_vec encoded, flags 0
+size_t g_frame_len;
+uint8_t *g_batch;   // g_vecs encoded, flags 0
+size_t g_batch_len;
+uint8_t *g_enc;     // encoder / zlib output
+size_t g_enc_cap;
+float *g_out;       // decode output, kCount * kDims floats
+uint8_t *g_dst;     // memcpy destination
+
+template <typename T>
+T *alloc_aligned(size_t bytes) {
+  void *p = std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
+  if (!p) {
+    std::fprintf(stderr, "bench_frame: out of memory\n");
+    std::abort();
+  }
+  return static_cast<T *>(p);
+}
+
+[[noreturn]] void die(const std::string &what) {
+  std::fprintf(stderr, "bench_frame: %s\n", what.c_str());
+  std::abort();
+}
+
+void must(embd_result r, const char *what) {
+  if (r != EMBD_OK) die(std::string(what) + ": " + embd_strerror(r));
+}
+
+uint64_t g_x = 0x9E3779B97F4A7C15u;  // xorshift64*, fixed seed: reproducible input
+uint64_t next_rand() {
+  g_x ^= g_x >> 12;
+  g_x ^= g_x << 25;
+  g_x ^= g_x >> 27;
+  return g_x * 0x2545F4914F6CDD1Du;
+}
+// Uniform in [-1, 1): embedding-like values with full-entropy mantissas.
+float rand_float() { return static_cast<float>(static_cast<double>(next_rand() >> 11) * 0x1p-52 - 1.0); }
+
+void same_bits(const float *a, const float *b, size_t n, const std::string &what) {
+  if (std::memcmp(a, b, n * sizeof(float)) != 0) die(what + ": decoded floats differ from the input");
+}
+
+// See bench_crc32.cc: every benchmark starts from clean upper register state.
+void clean_upper_state() {
+#if defined(__x86_64__)
+  if (embd_cpu_features() & EMBD_CPU_AVX2) __asm__ volatile("vzeroupper");
+#endif
+}
+
+void set_counters(benchmark::State &state, size_t frames, size_t bytes) {
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(bytes));
+  if (frames) {
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(frames));
+    // Inverted rate: seconds per frame (the console prints it with an SI prefix, "71.3ns").
+    state.counters["time_per_frame"] = benchmark::Counter(
+        static_cast<double>(frames),
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  }
+}
+
+// ---- decoders ------------------------------------------------------------------------
+const float *frame_view() {
+  const float *v = nullptr;
+  if (embd_frame_view(g_frame, g_frame_len, nullptr, &v, nullptr, nullptr) != EMBD_OK) return nullptr;
+  return v;
+}
+
+embd_result frame_copy(float *out) {
+  return embd_frame_decode(g_frame, g_frame_len, nullptr, out, kDims, nullptr, nullptr);
+}
+
+embd_result batch_decode(float *out) {
+  embd_batch_iter it;
+  embd_batch_frame f;
+  embd_result r = embd_batch_iter_init(&it, g_batch, g_batch_len, nullptr, nullptr);
+  while (r == EMBD_OK && (r = embd_batch_next(&it, &f, nullptr)) == EMBD_OK)
+    r = embd_batch_frame_decode(&f, out + static_cast<size_t>(f.index) * kDims, kDims, nullptr);
+  return r == EMBD_BATCH_END ? EMBD_OK : r;
+}
+
+embd_result stream_cb(void *user, const embd_batch_frame *f) {
+  float *out = static_cast<float *>(user);
+  if (f->index >= kCount) return EMBD_ERR_BATCH_COUNT;
+  return embd_batch_frame_decode(f, out + static_cast<size_t>(f->index) * kDims, kDims, nullptr);
+}
+
+embd_result stream_decode(float *out, uint32_t *frames) {
+  embd_stream_options o{};
+  o.max_dims = kDims;
+  o.batch = 1;
+  o.on_frame = stream_cb;
+  o.user = out;
+  embd_stream *s;
+  embd_result r = embd_stream_create(&o, &s);
+  if (r != EMBD_OK) return r;
+  for (size_t at = 0; r == EMBD_OK && at < g_batch_len; at += kChunk)
+    r = embd_stream_feed(s, g_batch + at, g_batch_len - at < kChunk ? g_batch_len - at : kChunk,
+                         nullptr);
+  if (r == EMBD_OK) r = embd_stream_finish(s, nullptr);
+  if (frames) *frames = embd_stream_frames(s);
+  embd_stream_destroy(s);
+  return r;
+}
+
+embd_result zlib_roundtrip(const float *v, float *out, size_t *zlen) {
+  embd_frame_encode_options eo{EMBD_FRAME_ZLIB, 0};
+  size_t w;
+  embd_result r = embd_frame_encode_f32(v, kDims, &eo, g_enc, g_enc_cap, &w);
+  if (r != EMBD_OK) return r;
+  if (zlen) *zlen = w;
+  return embd_frame_decode(g_enc, w, nullptr, out, kDims, nullptr, nullptr);
+}
+
+// ---- benchmarks ----------------------------------------------------------------------
+void bm_frame_view(benchmark::State &state) {
+  clean_upper_state();
+  for (auto _ : state) {
+    const float *v = frame_view();
+    benchmark::DoNotOptimize(v);
+  }
+  set_counters(state, 1, kPayload);
+}
+
+void bm_frame_copy(benchmark::State &state) {
+  clean_upper_state();
+  for (auto _ : state) {
+    embd_result r = frame_copy(g_out);
+    benchmark::DoNotOptimize(r);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, 1, kPayload);
+}
+
+void bm_batch_decode(benchmark::State &state) {
+  clean_upper_state();
+  for (auto _ : state) {
+    embd_result r = batch_decode(g_out);
+    benchmark::DoNotOptimize(r);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, kCount, kCount * kPayload);
+}
+
+void bm_stream(benchmark::State &state) {
+  clean_upper_state();
+  for (auto _ : state) {
+    embd_result r = stream_decode(g_out, nullptr);
+    benchmark::DoNotOptimize(r);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, kCount, kCount * kPayload);
+}
+
+void bm_frame_encode(benchmark::State &state) {
+  clean_upper_state();
+  for (auto _ : state) {
+    size_t w;
+    embd_result r = embd_frame_encode_f32(g_vec, kDims, nullptr, g_enc, g_enc_cap, &w);
+    benchmark::DoNotOptimize(r);
+    benchmark::DoNotOptimize(w);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, 1, kPayload);
+}
+
+void bm_batch_encode(benchmark::State &state) {
+  clean_upper_state();
+  for (auto _ : state) {
+    size_t w;
+    embd_result r = embd_batch_encode_f32(g_vecs, kCount, kDims, nullptr, g_enc, g_enc_cap, &w);
+    benchmark::DoNotOptimize(r);
+    benchmark::DoNotOptimize(w);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, kCount, kCount * kPayload);
+}
+
+void bm_zlib_roundtrip(benchmark::State &state, const float *v) {
+  clean_upper_state();
+  for (auto _ : state) {
+    embd_result r = zlib_roundtrip(v, g_out, nullptr);
+    benchmark::DoNotOptimize(r);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, 1, kPayload);
+}
+
+void bm_memcpy(benchmark::State &state, const uint8_t *src, size_t n, size_t frames) {
+  clean_upper_state();
+  for (auto _ : state) {
+    std::memcpy(g_dst, src, n);
+    benchmark::DoNotOptimize(g_dst);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, frames, n);
+}
+
+// ---- start-up checks -----------------------------------------------------------------
+void check_all(size_t *zrand, size_t *zsparse) {
+  const float *v = frame_view();
+  if (!v) die("embd_frame_view failed on the prepared frame (alignment?)");
+  if (reinterpret_cast<const uint8_t *>(v) != g_frame + EMBD_FRAME_HEADER_SIZE)
+    die("the view does not point into the frame");
+  same_bits(v, g_vec, kDims, "frame/view");
+
+  std::memset(g_out, 0xA5, kDims * sizeof(float));
+  must(frame_copy(g_out), "frame/copy");
+  same_bits(g_out, g_vec, kDims, "frame/copy");
+
+  std::memset(g_out, 0xA5, kCount * kDims * sizeof(float));
+  must(batch_decode(g_out), "batch/decode");
+  same_bits(g_out, g_vecs, kCount * kDims, "batch/decode");
+
+  std::memset(g_out, 0xA5, kCount * kDims * sizeof(float));
+  uint32_t frames = 0;
+  must(stream_decode(g_out, &frames), "stream");
+  if (frames != kCount) die("stream: " + std::to_string(frames) + " frames");
+  same_bits(g_out, g_vecs, kCount * kDims, "stream");
+
+  size_t w;
+  must(embd_frame_encode_f32(g_vec, kDims, nullptr, g_enc, g_enc_cap, &w), "frame/encode");
+  if (w != g_frame_len || std::memcmp(g_enc, g_frame, w) != 0) die("frame/encode: bytes differ");
+  must(embd_batch_encode_f32(g_vecs, kCount, kDims, nullptr, g_enc, g_enc_cap, &w), "batch/encode");
+  if (w != g_batch_len || std::memcmp(g_enc, g_batch, w) != 0) die("batch/encode: bytes differ");
+
+  std::memset(g_out, 0xA5, kDims * sizeof(float));
+  must(zlib_roundtrip(g_vec, g_out, zrand), "zlib-roundtrip/random");
+  same_bits(g_out, g_vec, kDims, "zlib-roundtrip/random");
+  std::memset(g_out, 0xA5, kDims * sizeof(float));
+  must(zlib_roundtrip(g_sparse, g_out, zsparse), "zlib-roundtrip/sparse");
+  same_bits(g_out, g_sparse, kDims, "zlib-roundtrip/sparse");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  g_vec = alloc_aligned<float>(kPayload);
+  g_sparse = alloc_aligned<float>(kPayload);
+  g_vecs = alloc_aligned<float>(kCount * kPayload);
+  g_out = alloc_aligned<float>(kCount * kPayload);
+  for (size_t i = 0; i < kDims; i++) g_vec[i] = rand_float();
+  for (size_t i = 0; i < kDims; i++) g_sparse[i] = (next_rand() >> 59) == 0 ? rand_float() : 0.0f;
+  for (size_t i = 0; i < kCount * kDims; i++) g_vecs[i] = rand_float();
+
+  size_t cap;
+  must(embd_frame_size(kDims, 0, &cap), "embd_frame_size");
+  g_frame = alloc_aligned<uint8_t>(cap);
+  must(embd_frame_encode_f32(g_vec, kDims, nullptr, g_frame, cap, &g_frame_len), "frame encode");
+  must(embd_batch_size(kCount, kDims, 0, &cap), "embd_batch_size");
+  g_batch = alloc_aligned<uint8_t>(cap);
+  must(embd_batch_encode_f32(g_vecs, kCount, kDims, nullptr, g_batch, cap, &g_batch_len),
+       "batch encode");
+  size_t zcap;
+  must(embd_frame_size(kDims, EMBD_FRAME_ZLIB, &zcap), "embd_frame_size zlib");
+  g_enc_cap = cap > zcap ? cap : zcap;
+  g_enc = alloc_aligned<uint8_t>(g_enc_cap);
+  g_dst = alloc_aligned<uint8_t>(g_batch_len);
+  std::memset(g_dst, 0, g_batch_len);
+
+  size_t zrand = 0, zsparse = 0;
+  check_all(&zrand, &zsparse);
+
+  benchmark::AddCustomContext("embd_version", embd_version());
+  benchmark::AddCustomContext("embd_crc32_active", embd_impl_active(EMBD_KERNEL_CRC32));
+  benchmark::AddCustomContext("embd_bswap32_active", embd_impl_active(EMBD_KERNEL_BSWAP32));
+  benchmark::AddCustomContext("batch_bytes", std::to_string(g_batch_len));
+  benchmark::AddCustomContext("zlib_frame_bytes_random", std::to_string(zrand));
+  benchmark::AddCustomContext("zlib_frame_bytes_sparse", std::to_string(zsparse));
+
+  const std::string batch_tail = std::to_string(kCount) + "x" + std::to_string(kDims);
+  benchmark::RegisterBenchmark("frame/view/1536", bm_frame_view);
+  benchmark::RegisterBenchmark("frame/copy/1536", bm_frame_copy);
+  benchmark::RegisterBenchmark("memcpy/6144", bm_memcpy,
+                               g_frame + EMBD_FRAME_HEADER_SIZE, kPayload, size_t{1});
+  benchmark::RegisterBenchmark(("batch/decode/" + batch_tail).c_str(), bm_batch_decode);
+  // The payload bytes of the batch, as one contiguous copy of the same total.
+  benchmark::RegisterBenchmark(("memcpy/" + std::to_string(kCount * kPayload)).c_str(), bm_memcpy,
+                               g_batch, kCount * kPayload, kCount);
+  benchmark::RegisterBenchmark(("stream/" + std::to_string(kChunk) + "B/" + batch_tail).c_str(),
+                               bm_stream);
+  benchmark::RegisterBenchmark(("memcpy/" + std::to_string(g_batch_len)).c_str(), bm_memcpy,
+                               g_batch, g_batch_len, kCount);
+  benchmark::RegisterBenchmark("frame/encode/1536", bm_frame_encode);
+  benchmark::RegisterBenchmark(("batch/encode/" + batch_tail).c_str(), bm_batch_encode);
+  benchmark::RegisterBenchmark("frame/zlib-roundtrip/random/1536", bm_zlib_roundtrip,
+                               static_cast<const float *>(g_vec));
+  benchmark::RegisterBenchmark("frame/zlib-roundtrip/sparse/1536", bm_zlib_roundtrip,
+                               static_cast<const float *>(g_sparse));
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::free(g_vec);
+  std::free(g_sparse);
+  std::free(g_vecs);
+  std::free(g_out);
+  std::free(g_frame);
+  std::free(g_batch);
+  std::free(g_enc);
+  std::free(g_dst);
+  return 0;
+}
