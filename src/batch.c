@@ -13,24 +13,10 @@ static uint32_t rd32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static embd_result bfail(embd_error *err, embd_result r, size_t off, const char *fmt, ...) {
-  if (err) {
-    err->result = r;
-    err->offset = off;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-  }
-  return r;
-}
 
 /* Rebases a frame-relative error to the frame at `base` (index idx). */
 static embd_result rebase(embd_error *err, const embd_error *in, uint32_t idx, size_t base) {
-  return bfail(err, in->result, base + in->offset, "frame %lu at byte %zu: %.120s", (unsigned long)idx,
+  return embd_fail(err, in->result, base + in->offset, "frame %lu at byte %zu: %.120s", (unsigned long)idx,
                base, in->message);
 }
 
@@ -134,25 +120,25 @@ static embd_result stop(embd_batch_iter *it, embd_error *err) {
 
 embd_result embd_batch_iter_init(embd_batch_iter *it, const void *buf, size_t len,
                                  const embd_frame_decode_options *opt, embd_error *err) {
-  if (!it) return bfail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL iterator");
+  if (!it) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL iterator");
   memset(it, 0, sizeof *it);
   it->buf = (const uint8_t *)buf;
   it->len = len;
   if (opt) it->opt = *opt;
   it->opt.allow_trailing = 1;
   if (!buf && len) {
-    bfail(&it->err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
+    embd_fail(&it->err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
     return stop(it, err);
   }
   if (len < 4) {
-    bfail(&it->err, EMBD_ERR_BATCH_TOO_SMALL, len,
+    embd_fail(&it->err, EMBD_ERR_BATCH_TOO_SMALL, len,
           "batch too small: %zu bytes, the frame count alone is 4", len);
     return stop(it, err);
   }
   it->count = rd32(it->buf);
   it->pos = 4;
   if ((uint64_t)it->count * HDR > (uint64_t)(len - 4)) {
-    bfail(&it->err, EMBD_ERR_BATCH_COUNT, 0,
+    embd_fail(&it->err, EMBD_ERR_BATCH_COUNT, 0,
           "batch count %lu needs at least %llu bytes of frames, %zu follow the count",
           (unsigned long)it->count, (unsigned long long)it->count * HDR, len - 4);
     return stop(it, err);
@@ -166,7 +152,7 @@ embd_result embd_batch_iter_init(embd_batch_iter *it, const void *buf, size_t le
 }
 
 embd_result embd_batch_next(embd_batch_iter *it, embd_batch_frame *frame, embd_error *err) {
-  if (!it || !frame) return bfail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL iterator or frame");
+  if (!it || !frame) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL iterator or frame");
   if (it->status != EMBD_OK) {
     if (err) *err = it->err;
     return it->status;
@@ -174,7 +160,7 @@ embd_result embd_batch_next(embd_batch_iter *it, embd_batch_frame *frame, embd_e
   const size_t at = it->pos, rest = it->len - at;
   if (it->index == it->count) {
     if (rest) {
-      bfail(&it->err, EMBD_ERR_BATCH_TRAILING, at,
+      embd_fail(&it->err, EMBD_ERR_BATCH_TRAILING, at,
             "%zu bytes after the last of the %lu frames (at byte %zu)", rest,
             (unsigned long)it->count, at);
       return stop(it, err);
@@ -185,7 +171,7 @@ embd_result embd_batch_next(embd_batch_iter *it, embd_batch_frame *frame, embd_e
     return EMBD_BATCH_END;
   }
   if (rest < HDR) {
-    bfail(&it->err, EMBD_ERR_FRAME_TRUNCATED, it->len,
+    embd_fail(&it->err, EMBD_ERR_FRAME_TRUNCATED, it->len,
           "frame %lu at byte %zu: truncated: %zu of the 16 header bytes", (unsigned long)it->index,
           at, rest);
     return stop(it, err);
@@ -214,7 +200,7 @@ embd_result embd_batch_next(embd_batch_iter *it, embd_batch_frame *frame, embd_e
 
 embd_result embd_batch_frame_decode(const embd_batch_frame *frame, float *out, size_t out_cap,
                                     embd_error *err) {
-  if (!frame) return bfail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL frame");
+  if (!frame) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL frame");
   embd_error fe;
   embd_result r =
       embd_frame_decode(frame->data, frame->info.frame_size, NULL, out, out_cap, NULL, &fe);

@@ -1,5 +1,22 @@
 /* Version and result-code strings. */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "embd/common.h"
+#include "embd/frame.h"
+#include "internal.h"
+
+embd_result embd_fail(embd_error *err, embd_result r, size_t off, const char *fmt, ...) {
+  if (err) {
+    err->result = r;
+    err->offset = off;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+  }
+  return r;
+}
 
 const char *embd_version(void) { return EMBD_VERSION_STRING; }
 

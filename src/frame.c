@@ -43,20 +43,6 @@ static int host_is_le(void) {
   return b == 1;
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
-#endif
-static embd_result fail(embd_error *err, embd_result r, size_t off, const char *fmt, ...) {
-  if (err) {
-    err->result = r;
-    err->offset = off;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-  }
-  return r;
-}
 
 static void ok(embd_error *err) {
   if (err) {
@@ -214,22 +200,22 @@ embd_result embd_frame_encode_f64(const double *v, size_t dims,
 static embd_result check_fields(const uint8_t *p, embd_error *err) {
   const uint32_t magic = rd32be(p);
   if (magic != EMBD_FRAME_MAGIC)
-    return fail(err, EMBD_ERR_FRAME_BAD_MAGIC, 0,
+    return embd_fail(err, EMBD_ERR_FRAME_BAD_MAGIC, 0,
                 "bad magic: 0x%08lx (bytes 0-3), expected 0x%08lx \"EMBD\"", (unsigned long)magic,
                 (unsigned long)EMBD_FRAME_MAGIC);
   if (p[4] != EMBD_FRAME_VERSION)
-    return fail(err, EMBD_ERR_FRAME_BAD_VERSION, 4, "unsupported version %u (byte 4), expected %d",
+    return embd_fail(err, EMBD_ERR_FRAME_BAD_VERSION, 4, "unsupported version %u (byte 4), expected %d",
                 p[4], EMBD_FRAME_VERSION);
   if (p[6] || p[7])
-    return fail(err, EMBD_ERR_FRAME_BAD_PADDING, p[6] ? 6 : 7,
+    return embd_fail(err, EMBD_ERR_FRAME_BAD_PADDING, p[6] ? 6 : 7,
                 "non-zero padding: bytes 6-7 are 0x%02x 0x%02x", p[6], p[7]);
   if (p[5] & ~EMBD_FRAME_KNOWN_FLAGS)
-    return fail(err, EMBD_ERR_FRAME_UNKNOWN_FLAGS, 5,
+    return embd_fail(err, EMBD_ERR_FRAME_UNKNOWN_FLAGS, 5,
                 "unknown flag bits 0x%02x in flags 0x%02x (byte 5; known: 0x%02x)",
                 (unsigned)(p[5] & ~EMBD_FRAME_KNOWN_FLAGS), p[5], EMBD_FRAME_KNOWN_FLAGS);
   const uint32_t stored = rd32le(p + 12), computed = embd_crc32(0, p, 12);
   if (stored != computed)
-    return fail(err, EMBD_ERR_FRAME_HEADER_CRC, 12,
+    return embd_fail(err, EMBD_ERR_FRAME_HEADER_CRC, 12,
                 "header CRC mismatch: stored 0x%08lx, computed 0x%08lx (bytes 0-11)",
                 (unsigned long)stored, (unsigned long)computed);
   return EMBD_OK;
@@ -241,14 +227,14 @@ static embd_result check_dims(const uint8_t *p, const embd_frame_decode_options 
   const uint32_t dims = rd32le(p + 8);
   const uint32_t maxd = opt ? opt->max_dims : 0, want = opt ? opt->expected_dims : 0;
   if (maxd && dims > maxd)
-    return fail(err, EMBD_ERR_FRAME_DIMS_TOO_LARGE, 8, "dims %lu above the maximum %lu",
+    return embd_fail(err, EMBD_ERR_FRAME_DIMS_TOO_LARGE, 8, "dims %lu above the maximum %lu",
                 (unsigned long)dims, (unsigned long)maxd);
   if (!dims_fit(dims))
-    return fail(err, EMBD_ERR_FRAME_DIMS_TOO_LARGE, 8,
+    return embd_fail(err, EMBD_ERR_FRAME_DIMS_TOO_LARGE, 8,
                 "dims %lu: %llu-byte payload does not fit in this host's size_t",
                 (unsigned long)dims, (unsigned long long)dims * 4u);
   if (want && dims != want)
-    return fail(err, EMBD_ERR_FRAME_DIMS_MISMATCH, 8, "dims %lu, expected %lu", (unsigned long)dims,
+    return embd_fail(err, EMBD_ERR_FRAME_DIMS_MISMATCH, 8, "dims %lu, expected %lu", (unsigned long)dims,
                 (unsigned long)want);
   return EMBD_OK;
 }
@@ -271,9 +257,9 @@ embd_result embd_frame_need_(const uint8_t *p, size_t avail, const embd_frame_de
 static embd_result check_header(const uint8_t *p, size_t len,
                                 const embd_frame_decode_options *opt, embd_frame_info *info,
                                 embd_error *err) {
-  if (!p && len) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
+  if (!p && len) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
   if (len < HDR)
-    return fail(err, EMBD_ERR_FRAME_TOO_SMALL, len,
+    return embd_fail(err, EMBD_ERR_FRAME_TOO_SMALL, len,
                 "frame too small: %zu bytes, the header alone is %d", len, HDR);
   embd_result r0 = check_fields(p, err);
   if (r0 == EMBD_OK) r0 = check_dims(p, opt, err);
@@ -285,26 +271,26 @@ static embd_result check_header(const uint8_t *p, size_t len,
   size_t payload;
   if (flags & EMBD_FRAME_ZLIB) {
     if (rest < 4)
-      return fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
+      return embd_fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
                   "truncated: compressed frame needs its 4-byte length at bytes 16-19, got %zu bytes",
                   len);
     const uint32_t clen = rd32le(p + HDR);
     if ((uint64_t)clen > rest - 4 || tr > rest - 4 - clen)
-      return fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
+      return embd_fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
                   "truncated: compressed length %lu needs %llu bytes in all, got %zu",
                   (unsigned long)clen, (unsigned long long)(HDR + 4 + (uint64_t)clen + tr), len);
     payload = 4 + (size_t)clen;
   } else {
     const size_t need = (size_t)dims * 4; /* no overflow: dims <= MAX_DIMS_SIZE */
     if (need > rest || tr > rest - need)
-      return fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
+      return embd_fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
                   "truncated: %lu dims need %llu bytes, got %zu", (unsigned long)dims,
                   (unsigned long long)(HDR + (uint64_t)need + tr), len);
     payload = need;
   }
   const size_t fsize = HDR + payload + tr;
   if (len > fsize && !(opt && opt->allow_trailing))
-    return fail(err, EMBD_ERR_FRAME_TRAILING, fsize, "%zu bytes after the %zu-byte frame",
+    return embd_fail(err, EMBD_ERR_FRAME_TRAILING, fsize, "%zu bytes after the %zu-byte frame",
                 len - fsize, fsize);
   if (info) {
     info->dims = dims;
@@ -322,7 +308,7 @@ static embd_result check_payload_crc(const uint8_t *p, const embd_frame_info *in
   const size_t at = HDR + in->payload_size;
   const uint32_t stored = rd32le(p + at), computed = embd_crc32(0, p + HDR, in->payload_size);
   if (stored != computed)
-    return fail(err, EMBD_ERR_FRAME_PAYLOAD_CRC, at,
+    return embd_fail(err, EMBD_ERR_FRAME_PAYLOAD_CRC, at,
                 "payload CRC mismatch: stored 0x%08lx, computed 0x%08lx (bytes 16-%zu)",
                 (unsigned long)stored, (unsigned long)computed, at - 1);
   return EMBD_OK;
@@ -350,7 +336,7 @@ static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, 
   z.avail_in = (uInt)clen;             /* clen <= UINT32_MAX <= UINT_MAX here */
   int zr = inflateInit(&z);
   if (zr != Z_OK)
-    return fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4, "inflateInit failed: %d (%s)", zr,
+    return embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4, "inflateInit failed: %d (%s)", zr,
                 z.msg ? z.msg : "no memory?");
   size_t got = 0;
   uint8_t spare;
@@ -364,7 +350,7 @@ static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, 
     zr = inflate(&z, Z_NO_FLUSH);
     const size_t made = before - z.avail_out;
     if (!room && made) {
-      r = fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
+      r = embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
                "zlib stream inflates to more than dims*4 = %zu bytes (%lu dims)", want,
                (unsigned long)in->dims);
       break;
@@ -372,30 +358,30 @@ static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, 
     got += room ? made : 0;
     if (zr == Z_STREAM_END) {
       if (got != want) {
-        r = fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
+        r = embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
                  "zlib stream inflates to %zu bytes, dims %lu need %zu", got,
                  (unsigned long)in->dims, want);
       } else if (z.avail_in) {
-        r = fail(err, EMBD_ERR_FRAME_COMPRESSED_LENGTH, HDR + 4 + (clen - z.avail_in),
+        r = embd_fail(err, EMBD_ERR_FRAME_COMPRESSED_LENGTH, HDR + 4 + (clen - z.avail_in),
                  "zlib stream ends after %zu of its %zu compressed bytes (%lu trailing)",
                  clen - z.avail_in, clen, (unsigned long)z.avail_in);
       }
       break;
     }
     if (zr == Z_NEED_DICT || zr == Z_DATA_ERROR || zr == Z_MEM_ERROR || zr == Z_STREAM_ERROR) {
-      r = fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
+      r = embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
                "zlib inflate error %d at compressed byte %zu: %s", zr, clen - z.avail_in,
                zr == Z_NEED_DICT ? "needs a preset dictionary" : (z.msg ? z.msg : "?"));
       break;
     }
     if (made == 0 && z.avail_in == in_before && z.avail_in) {
-      r = fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
+      r = embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
                "zlib inflate made no progress (%d) at compressed byte %zu", zr, clen - z.avail_in);
       break;
     }
     if (z.avail_in == 0 && made == 0) {
       /* All input consumed, no progress: the stream is cut short. */
-      r = fail(err, EMBD_ERR_FRAME_COMPRESSED_LENGTH, HDR + 4 + clen,
+      r = embd_fail(err, EMBD_ERR_FRAME_COMPRESSED_LENGTH, HDR + 4 + clen,
                "zlib stream not finished at the end of its %zu compressed bytes "
                "(%zu of %zu bytes inflated)",
                clen, got, want);
@@ -412,10 +398,10 @@ embd_result embd_frame_decode(const void *buf, size_t len, const embd_frame_deco
   embd_frame_info in;
   embd_result r = check_header(p, len, opt, &in, err);
   if (r != EMBD_OK) return r;
-  if (!out && in.dims) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL output for %lu dims",
+  if (!out && in.dims) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL output for %lu dims",
                                    (unsigned long)in.dims);
   if (out_cap < in.dims)
-    return fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 8, "output holds %zu floats, frame has %lu dims",
+    return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 8, "output holds %zu floats, frame has %lu dims",
                 out_cap, (unsigned long)in.dims);
   r = check_payload_crc(p, &in, err);
   if (r != EMBD_OK) return r;
@@ -434,7 +420,7 @@ embd_result embd_frame_decode(const void *buf, size_t len, const embd_frame_deco
 embd_result embd_frame_view(const void *buf, size_t len, const embd_frame_decode_options *opt,
                             const float **values, embd_frame_info *info, embd_error *err) {
   const uint8_t *p = (const uint8_t *)buf;
-  if (!values) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL values pointer");
+  if (!values) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL values pointer");
   *values = NULL;
   embd_frame_info in;
   embd_result r = check_header(p, len, opt, &in, err);
@@ -443,13 +429,13 @@ embd_result embd_frame_view(const void *buf, size_t len, const embd_frame_decode
   if (r != EMBD_OK) return r;
   if (info) *info = in;
   if (in.flags & EMBD_FRAME_ZLIB)
-    return fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
+    return embd_fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
                 "no zero-copy view: the payload is zlib-compressed");
   if (!host_is_le())
-    return fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
+    return embd_fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
                 "no zero-copy view: the host is big-endian, the payload little-endian");
   if ((uintptr_t)(p + HDR) % _Alignof(float) != 0)
-    return fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
+    return embd_fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
                 "no zero-copy view: the payload at %p is not %zu-byte aligned", (const void *)(p + HDR),
                 (size_t)_Alignof(float));
   *values = (const float *)(const void *)(p + HDR);

@@ -23,6 +23,12 @@
 
 #define EMBD_INTERNAL __attribute__((visibility("hidden")))
 
+/* ---- errors (common.c) ---- */
+struct embd_error;
+/* Fills *err (when not NULL) with r, the byte offset and a formatted message; returns r. */
+EMBD_INTERNAL embd_result embd_fail(struct embd_error *err, embd_result r, size_t off,
+                                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* ---- CPU features (cpu.c) ---- */
 EMBD_INTERNAL uint64_t embd_cpu_detect(void);
 /* Features a tier needs; 0 for scalar. */
