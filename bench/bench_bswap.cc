@@ -22,11 +22,13 @@
 
 #include "embd.h"
 
+#include "bench_common.h"
+
 namespace {
+using namespace embd_bench;
 
 constexpr size_t kSizes[] = {6144, 65536, 1048576, 67108864};
 constexpr size_t kMaxSize = 67108864;
-constexpr size_t kAlign = 64;
 
 struct Contender {
   std::string name;
@@ -37,30 +39,6 @@ struct Contender {
 uint8_t *g_src;
 uint8_t *g_dst;
 
-uint8_t *alloc_aligned(size_t n) {
-  void *p = std::aligned_alloc(kAlign, (n + kAlign - 1) / kAlign * kAlign);
-  if (!p) {
-    std::fprintf(stderr, "bench_bswap: out of memory\n");
-    std::abort();
-  }
-  return static_cast<uint8_t *>(p);
-}
-
-void fill_random(uint8_t *p, size_t n) {
-  uint64_t x = 0x9E3779B97F4A7C15u;
-  for (size_t i = 0; i < n; i++) {
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    p[i] = static_cast<uint8_t>((x * 0x2545F4914F6CDD1Du) >> 56);
-  }
-}
-
-[[noreturn]] void die(const std::string &what) {
-  std::fprintf(stderr, "bench_bswap: %s\n", what.c_str());
-  std::abort();
-}
-
 void check_contender(const Contender &c) {
   for (size_t n : kSizes) {
     c.fn(g_dst, g_src, n / 4);
@@ -68,14 +46,6 @@ void check_contender(const Contender &c) {
       if (g_dst[i] != g_src[(i & ~size_t{3}) + 3 - (i & 3)])
         die(c.name + ": wrong at size " + std::to_string(n) + ", byte " + std::to_string(i));
   }
-}
-
-// See bench_crc32.cc: dirty upper register state makes legacy-SSE code (the sse42 tier,
-// neon-simde) slower; every benchmark starts clean so that order does not decide.
-void clean_upper_state() {
-#if defined(__x86_64__)
-  if (embd_cpu_features() & EMBD_CPU_AVX2) __asm__ volatile("vzeroupper");
-#endif
 }
 
 void bm_swap(benchmark::State &state, embd_bswap32_fn fn, std::string why, size_t n,

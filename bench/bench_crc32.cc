@@ -36,12 +36,14 @@
 #include <libdeflate.h>
 #endif
 
+#include "bench_common.h"
+
 namespace {
+using namespace embd_bench;
 
 constexpr size_t kSizes[] = {12, 64, 1024, 6160, 65536, 1048576};
 constexpr size_t kOffsets[] = {0, 16};
 constexpr size_t kMaxSize = 1048576;
-constexpr size_t kAlign = 64;
 
 using CrcFn = uint32_t (*)(uint32_t crc, const void *buf, size_t len);
 
@@ -54,25 +56,6 @@ struct Contender {
 // 64-byte aligned source (with room for the largest offset) and memcpy destination.
 uint8_t *g_src;
 uint8_t *g_dst;
-
-uint8_t *alloc_aligned(size_t n) {
-  void *p = std::aligned_alloc(kAlign, (n + kAlign - 1) / kAlign * kAlign);
-  if (!p) {
-    std::fprintf(stderr, "bench_crc32: out of memory\n");
-    std::abort();
-  }
-  return static_cast<uint8_t *>(p);
-}
-
-void fill_random(uint8_t *p, size_t n) {
-  uint64_t x = 0x9E3779B97F4A7C15u;  // xorshift64*, fixed seed: reproducible input
-  for (size_t i = 0; i < n; i++) {
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    p[i] = static_cast<uint8_t>((x * 0x2545F4914F6CDD1Du) >> 56);
-  }
-}
 
 // ---- anchors, adapted to one signature ---------------------------------------------
 #ifdef EMBD_BENCH_HAVE_ZLIB
@@ -94,11 +77,6 @@ uint32_t libdeflate_crc(uint32_t crc, const void *buf, size_t len) {
   return libdeflate_crc32(crc, buf, len);
 }
 #endif
-
-[[noreturn]] void die(const std::string &what) {
-  std::fprintf(stderr, "bench_crc32: %s\n", what.c_str());
-  std::abort();
-}
 
 // Known answers: the check value, a chained call (same seed semantics as zlib: the CRC
 // of the previous bytes, not a raw register) and every benchmarked size and offset
@@ -123,16 +101,6 @@ void check_contender(const Contender &c, CrcFn ref) {
         if (c.fn(seed, g_src + off, n) != ref(seed, g_src + off, n))
           die(c.name + ": differs from the scalar reference at size " + std::to_string(n) +
               ", offset " + std::to_string(off));
-}
-
-// AVX code that returns without VZEROUPPER (ISA-L's assembly, for one) leaves the upper
-// register halves dirty, and legacy-SSE code run after it (our sse42 tier) is then
-// measured 25% slower on this Zen 4 (11.3 vs 14.7 GB/s at 64 KiB). Every benchmark
-// starts from clean state so that the order of benchmarks does not decide the result.
-void clean_upper_state() {
-#if defined(__x86_64__)
-  if (embd_cpu_features() & EMBD_CPU_AVX2) __asm__ volatile("vzeroupper");
-#endif
 }
 
 void bm_crc(benchmark::State &state, CrcFn fn, std::string why, size_t n, size_t off) {

@@ -29,13 +29,15 @@
 
 #include "embd.h"
 
+#include "bench_common.h"
+
 namespace {
+using namespace embd_bench;
 
 constexpr size_t kDims = 1536;
 constexpr size_t kCount = 1000;
 constexpr size_t kPayload = kDims * 4;
 constexpr size_t kChunk = 1500;
-constexpr size_t kAlign = 64;
 
 float *g_vec;       // one random vector
 float *g_sparse;    // one mostly-zero vector
@@ -59,11 +61,6 @@ T *alloc_aligned(size_t bytes) {
   return static_cast<T *>(p);
 }
 
-[[noreturn]] void die(const std::string &what) {
-  std::fprintf(stderr, "bench_frame: %s\n", what.c_str());
-  std::abort();
-}
-
 void must(embd_result r, const char *what) {
   if (r != EMBD_OK) die(std::string(what) + ": " + embd_strerror(r));
 }
@@ -80,13 +77,6 @@ float rand_float() { return static_cast<float>(static_cast<double>(next_rand() >
 
 void same_bits(const float *a, const float *b, size_t n, const std::string &what) {
   if (std::memcmp(a, b, n * sizeof(float)) != 0) die(what + ": decoded floats differ from the input");
-}
-
-// See bench_crc32.cc: every benchmark starts from clean upper register state.
-void clean_upper_state() {
-#if defined(__x86_64__)
-  if (embd_cpu_features() & EMBD_CPU_AVX2) __asm__ volatile("vzeroupper");
-#endif
 }
 
 void set_counters(benchmark::State &state, size_t frames, size_t bytes) {

@@ -45,7 +45,7 @@ build_and_test() {
 }
 
 mkdir -p "$out"
-step "release" build_and_test "$out/release" -DCMAKE_BUILD_TYPE=Release
+step "release (+ benchmarks built, not run)" build_and_test "$out/release" -DCMAKE_BUILD_TYPE=Release -DEMBD_BUILD_BENCH=ON
 step "install: find_package + pkg-config consumers" bash scripts/check-install.sh "$out/release"
 step "asan+ubsan" build_and_test "$out/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DEMBD_SANITIZE=address,undefined
