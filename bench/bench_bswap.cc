@@ -30,11 +30,7 @@ using namespace embd_bench;
 constexpr size_t kSizes[] = {6144, 65536, 1048576, 67108864};
 constexpr size_t kMaxSize = 67108864;
 
-struct Contender {
-  std::string name;
-  embd_bswap32_fn fn;  // nullptr: not runnable here
-  std::string why;
-};
+using Contender = embd_bench::ContenderT<embd_bswap32_fn>;
 
 uint8_t *g_src;
 uint8_t *g_dst;
@@ -74,21 +70,6 @@ void bm_memcpy(benchmark::State &state, size_t n) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
 }
 
-std::vector<Contender> collect_contenders() {
-  std::vector<Contender> cs;
-  size_t count = embd_impl_count(EMBD_KERNEL_BSWAP32);
-  for (size_t i = 0; i < count; i++) {
-    embd_impl_info info;
-    if (embd_impl_get(EMBD_KERNEL_BSWAP32, i, &info) != EMBD_OK)
-      die("embd_impl_get failed for index " + std::to_string(i));
-    embd_bswap32_fn fn = embd_bswap32_impl(i);
-    std::string why;
-    if (!fn) why = std::string(info.name) + " is not runnable on this CPU (or masked by EMBD_ISA)";
-    cs.push_back({info.name, fn, why});
-  }
-  cs.push_back({"embd", embd_bswap32, ""});
-  return cs;
-}
 
 }  // namespace
 
@@ -98,7 +79,7 @@ int main(int argc, char **argv) {
   fill_random(g_src, kMaxSize);
   std::memset(g_dst, 0, kMaxSize);
 
-  std::vector<Contender> cs = collect_contenders();
+  std::vector<Contender> cs = collect_contenders(EMBD_KERNEL_BSWAP32, embd_bswap32_impl, embd_bswap32);
   std::string runnable, skipped;
   for (const Contender &c : cs) {
     if (c.fn) {

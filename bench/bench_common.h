@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "embd.h"
 
@@ -45,6 +46,34 @@ inline void clean_upper_state() {
 #if defined(__x86_64__)
   if (embd_cpu_features() & EMBD_CPU_AVX2) __asm__ volatile("vzeroupper");
 #endif
+}
+
+// One contender in a kernel benchmark: a registry implementation (fn is nullptr when this
+// CPU or EMBD_ISA cannot run it, with the reason in `why`) or the public entry point.
+template <class Fn>
+struct ContenderT {
+  std::string name;
+  Fn fn;
+  std::string why;
+};
+
+// Every implementation of `kernel` in registry order, then the dispatched public function.
+template <class Fn>
+std::vector<ContenderT<Fn>> collect_contenders(embd_kernel kernel, Fn (*impl)(size_t),
+                                              Fn public_fn) {
+  std::vector<ContenderT<Fn>> cs;
+  size_t count = embd_impl_count(kernel);
+  for (size_t i = 0; i < count; i++) {
+    embd_impl_info info;
+    if (embd_impl_get(kernel, i, &info) != EMBD_OK)
+      die("embd_impl_get failed for index " + std::to_string(i));
+    Fn fn = impl(i);
+    std::string why;
+    if (!fn) why = std::string(info.name) + " is not runnable on this CPU (or masked by EMBD_ISA)";
+    cs.push_back({info.name, fn, why});
+  }
+  cs.push_back({"embd", public_fn, ""});
+  return cs;
 }
 
 }  // namespace embd_bench

@@ -47,11 +47,7 @@ constexpr size_t kMaxSize = 1048576;
 
 using CrcFn = uint32_t (*)(uint32_t crc, const void *buf, size_t len);
 
-struct Contender {
-  std::string name;
-  CrcFn fn;          // nullptr: not runnable here
-  std::string why;   // reason when fn is nullptr
-};
+using Contender = embd_bench::ContenderT<CrcFn>;
 
 // 64-byte aligned source (with room for the largest offset) and memcpy destination.
 uint8_t *g_src;
@@ -127,30 +123,6 @@ void bm_memcpy(benchmark::State &state, size_t n, size_t off) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
 }
 
-std::vector<Contender> collect_contenders() {
-  std::vector<Contender> cs;
-  size_t count = embd_impl_count(EMBD_KERNEL_CRC32);
-  for (size_t i = 0; i < count; i++) {
-    embd_impl_info info;
-    if (embd_impl_get(EMBD_KERNEL_CRC32, i, &info) != EMBD_OK)
-      die("embd_impl_get failed for index " + std::to_string(i));
-    CrcFn fn = embd_crc32_impl(i);
-    std::string why;
-    if (!fn) why = std::string(info.name) + " is not runnable on this CPU (or masked by EMBD_ISA)";
-    cs.push_back({info.name, fn, why});
-  }
-  cs.push_back({"embd", embd_crc32, ""});
-#ifdef EMBD_BENCH_HAVE_ZLIB
-  cs.push_back({"zlib", zlib_crc, ""});
-#endif
-#ifdef EMBD_BENCH_HAVE_ISAL
-  cs.push_back({"isal", isal_crc, ""});
-#endif
-#ifdef EMBD_BENCH_HAVE_LIBDEFLATE
-  cs.push_back({"libdeflate", libdeflate_crc, ""});
-#endif
-  return cs;
-}
 
 }  // namespace
 
@@ -160,7 +132,16 @@ int main(int argc, char **argv) {
   fill_random(g_src, kMaxSize + kAlign);
   std::memset(g_dst, 0, kMaxSize + kAlign);
 
-  std::vector<Contender> cs = collect_contenders();
+  std::vector<Contender> cs = collect_contenders(EMBD_KERNEL_CRC32, embd_crc32_impl, embd_crc32);
+#ifdef EMBD_BENCH_HAVE_ZLIB
+  cs.push_back({"zlib", zlib_crc, ""});
+#endif
+#ifdef EMBD_BENCH_HAVE_ISAL
+  cs.push_back({"isal", isal_crc, ""});
+#endif
+#ifdef EMBD_BENCH_HAVE_LIBDEFLATE
+  cs.push_back({"libdeflate", libdeflate_crc, ""});
+#endif
   CrcFn ref = embd_crc32_impl(0);
   if (!ref) die("the scalar reference (index 0) is not runnable");
   std::string runnable, skipped;
