@@ -6,8 +6,9 @@
 //   memcpy/6144                           its payload bytes
 //   batch/decode/1000x1536                iterator + embd_batch_frame_decode into one array
 //   memcpy/6144000                        the batch's payload bytes
-//   stream/1500B/1000x1536                the stream decoder fed the batch in 1,500-byte
-//                                         chunks, each frame decoded into one array
+//   stream/1500B/{on_frame,dest}/1000x1536  the stream decoder fed the batch in 1,500-byte
+//                                         chunks into one array: on_frame decodes each
+//                                         assembled frame / dest decodes as bytes arrive
 //   memcpy/<batch bytes>                  the whole batch's bytes
 //   frame/encode/1536, batch/encode/1000x1536   embd_frame_encode_f32 / embd_batch_encode_f32
 //   frame/zlib-roundtrip/{random,sparse}/1536   encode with EMBD_FRAME_ZLIB (level 6) +
@@ -116,11 +117,20 @@ embd_result stream_cb(void *user, const embd_batch_frame *f) {
   return embd_batch_frame_decode(f, out + static_cast<size_t>(f->index) * kDims, kDims, nullptr);
 }
 
-embd_result stream_decode(float *out, uint32_t *frames) {
+float *stream_dest(void *user, uint32_t index, const embd_frame_info *info) {
+  if (index >= kCount || info->dims != kDims) return nullptr;  // on_frame-less: cannot happen
+  return static_cast<float *>(user) + static_cast<size_t>(index) * kDims;
+}
+
+// dest: values written into `out` as the bytes arrive; otherwise on_frame decodes each
+// (assembled) frame.
+embd_result stream_decode(float *out, uint32_t *frames, bool dest) {
   embd_stream_options o{};
   o.max_dims = kDims;
+  o.expected_dims = kDims;
   o.batch = 1;
-  o.on_frame = stream_cb;
+  o.on_frame = dest ? nullptr : stream_cb;
+  o.dest = dest ? stream_dest : nullptr;
   o.user = out;
   embd_stream *s;
   embd_result r = embd_stream_create(&o, &s);
@@ -173,10 +183,10 @@ void bm_batch_decode(benchmark::State &state) {
   set_counters(state, kCount, kCount * kPayload);
 }
 
-void bm_stream(benchmark::State &state) {
+void bm_stream(benchmark::State &state, bool dest) {
   clean_upper_state();
   for (auto _ : state) {
-    embd_result r = stream_decode(g_out, nullptr);
+    embd_result r = stream_decode(g_out, nullptr, dest);
     benchmark::DoNotOptimize(r);
     benchmark::ClobberMemory();
   }
@@ -243,11 +253,13 @@ void check_all(size_t *zrand, size_t *zsparse) {
   must(batch_decode(g_out), "batch/decode");
   same_bits(g_out, g_vecs, kCount * kDims, "batch/decode");
 
-  std::memset(g_out, 0xA5, kCount * kDims * sizeof(float));
-  uint32_t frames = 0;
-  must(stream_decode(g_out, &frames), "stream");
-  if (frames != kCount) die("stream: " + std::to_string(frames) + " frames");
-  same_bits(g_out, g_vecs, kCount * kDims, "stream");
+  for (bool dest : {false, true}) {
+    std::memset(g_out, 0xA5, kCount * kDims * sizeof(float));
+    uint32_t frames = 0;
+    must(stream_decode(g_out, &frames, dest), "stream");
+    if (frames != kCount) die("stream: " + std::to_string(frames) + " frames");
+    same_bits(g_out, g_vecs, kCount * kDims, "stream");
+  }
 
   size_t w;
   must(embd_frame_encode_f32(g_vec, kDims, nullptr, g_enc, g_enc_cap, &w), "frame/encode");
@@ -308,8 +320,10 @@ int main(int argc, char **argv) {
   // The payload bytes of the batch, as one contiguous copy of the same total.
   benchmark::RegisterBenchmark(("memcpy/" + std::to_string(kCount * kPayload)).c_str(), bm_memcpy,
                                g_batch, kCount * kPayload, kCount);
-  benchmark::RegisterBenchmark(("stream/" + std::to_string(kChunk) + "B/" + batch_tail).c_str(),
-                               bm_stream);
+  benchmark::RegisterBenchmark(
+      ("stream/" + std::to_string(kChunk) + "B/on_frame/" + batch_tail).c_str(), bm_stream, false);
+  benchmark::RegisterBenchmark(("stream/" + std::to_string(kChunk) + "B/dest/" + batch_tail).c_str(),
+                               bm_stream, true);
   benchmark::RegisterBenchmark(("memcpy/" + std::to_string(g_batch_len)).c_str(), bm_memcpy,
                                g_batch, g_batch_len, kCount);
   benchmark::RegisterBenchmark("frame/encode/1536", bm_frame_encode);

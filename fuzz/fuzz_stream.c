@@ -1,7 +1,8 @@
 /* Fuzz target for the stream decoder against the one-shot batch decoder.
  *
  * Input: byte 0 picks max_dims (1 << (b0 % 12)) ; bytes 1-2 (LE) seed the chunk
- * boundaries; the rest is the batch (count + frames). The batch is fed to the stream
+ * boundaries (bits 0-8) and the way out (bits 9-15 % 3: on_frame only, dest for every
+ * frame, dest for every other frame); the rest is the batch (count + frames). The batch is fed to the stream
  * decoder in chunks of fuzzer-chosen sizes (from the seed) and must give the same frames
  * (offsets, dims, flags, value bits) and the same result and error offset as
  * embd_batch_iter over the whole buffer, except where the stream cannot know better:
@@ -47,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bu_rec a, s;
   embd_frame_decode_options o = {max_dims, 0, 0};
   bu_batch(b, len, &o, &a);
-  bu_stream(b, len, max_dims, cuts, n, &s);
+  bu_stream_mode(b, len, max_dims, cuts, n, (int)(seed >> 9) % 3, &s);
   free(cuts);
 
   if (a.result == EMBD_ERR_BATCH_COUNT) {

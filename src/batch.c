@@ -188,6 +188,7 @@ embd_result embd_batch_next(embd_batch_iter *it, embd_batch_frame *frame, embd_e
   frame->data = it->buf + at;
   frame->payload = frame->data + HDR;
   frame->payload_len = info.payload_size;
+  frame->values = NULL;
   it->pos += info.frame_size;
   it->index++;
   if (err) {

@@ -22,7 +22,28 @@ struct embd_stream {
   uint32_t count, index;
   embd_result status;
   embd_error err;
+  /* The frame being decoded straight into the caller's memory (options.dest). */
+  int direct;
+  int asked;          /* dest was called for the current frame and returned NULL */
+  uint8_t *dst;       /* its floats, as bytes */
+  embd_frame_info info;
+  uint64_t start;     /* its first byte's offset */
+  size_t done;        /* payload bytes written to dst */
+  uint32_t crc;       /* running payload CRC (EMBD_FRAME_PAYLOAD_CRC) */
+  uint8_t tr[4];      /* the trailer as it arrives */
+  size_t trn;
 };
+
+static int host_le(void) {
+  const uint16_t one = 1;
+  uint8_t b;
+  memcpy(&b, &one, 1);
+  return b;
+}
+
+static uint32_t rd32le(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
@@ -58,7 +79,7 @@ embd_result embd_stream_buffer_size(uint32_t max_dims, size_t *size) {
 embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out) {
   if (!out) return EMBD_ERR_INVALID_ARGUMENT;
   *out = NULL;
-  if (!opt || !opt->on_frame) return EMBD_ERR_INVALID_ARGUMENT;
+  if (!opt || (!opt->on_frame && !opt->dest)) return EMBD_ERR_INVALID_ARGUMENT;
   size_t cap;
   embd_result r = embd_stream_buffer_size(opt->max_dims, &cap);
   if (r != EMBD_OK) return r;
@@ -92,24 +113,122 @@ static embd_result report(const embd_stream *s, embd_error *err) {
   return s->status;
 }
 
+/* Hands a finished frame to on_frame and moves on to the next one. */
+static embd_result complete(embd_stream *s, embd_batch_frame *f, uint64_t off) {
+  f->index = s->index;
+  f->offset = (size_t)off;
+  if (s->o.on_frame) {
+    embd_result r = s->o.on_frame(s->o.user, f);
+    if (r != EMBD_OK)
+      return sfail(s, r, off, "frame %lu at byte %llu: the callback returned %d (%s)",
+                   (unsigned long)s->index, (unsigned long long)off, (int)r, embd_strerror(r));
+  }
+  s->index++;
+  s->direct = s->asked = 0;
+  s->blen = 0;
+  s->need = 0;
+  return EMBD_OK;
+}
+
 /* A complete frame of n bytes at p, starting at absolute offset off. */
 static embd_result deliver(embd_stream *s, const uint8_t *p, size_t n, uint64_t off) {
   embd_error fe;
   embd_frame_info info;
   if (embd_frame_check_(p, n, &s->fo, &info, &fe) != EMBD_OK) return frame_fail(s, &fe, off);
   embd_batch_frame f;
-  f.index = s->index;
-  f.offset = (size_t)off;
   f.info = info;
   f.data = p;
   f.payload = p + HDR;
   f.payload_len = info.payload_size;
-  embd_result r = s->o.on_frame(s->o.user, &f);
-  if (r != EMBD_OK)
-    return sfail(s, r, off, "frame %lu at byte %llu: the callback returned %d (%s)",
-                 (unsigned long)s->index, (unsigned long long)off, (int)r, embd_strerror(r));
-  s->index++;
-  return EMBD_OK;
+  f.values = NULL;
+  if (s->o.dest && !s->asked) {
+    float *d = s->o.dest(s->o.user, s->index, &info);
+    if (d) {
+      if (info.flags & EMBD_FRAME_ZLIB) {
+        if (embd_frame_decode(p, n, NULL, d, info.dims, NULL, &fe) != EMBD_OK)
+          return frame_fail(s, &fe, off);
+      } else {
+        embd_f32_from_le(d, p + HDR, info.dims);
+      }
+      f.values = d;
+    }
+  }
+  return complete(s, &f, off);
+}
+
+/* Payload byte q is byte q % 4 of a little-endian float32: its place in host memory. */
+static size_t host_byte(size_t q, int le) { return le ? q : (q & ~(size_t)3) | (3 - (q & 3)); }
+
+/* Writes payload bytes [q, q + n) to the destination's floats. */
+static void put_bytes(uint8_t *d, size_t q, const uint8_t *p, size_t n) {
+  const int le = host_le();
+  for (; n && (q & 3); n--) d[host_byte(q++, le)] = *p++;
+  const size_t words = n / 4;
+  if (words) {
+    embd_f32_from_le((float *)(void *)(d + q), p, words); /* q % 4 == 0: aligned floats */
+    q += 4 * words, p += 4 * words, n -= 4 * words;
+  }
+  for (; n; n--) d[host_byte(q++, le)] = *p++;
+}
+
+/* The header of an uncompressed frame larger than what is at hand is in (16 bytes at h,
+ * validated): asks dest where it goes. Sets s->direct when it got a place. */
+static void begin_direct(embd_stream *s, const uint8_t *h, uint64_t need, uint64_t start) {
+  embd_frame_info info;
+  info.dims = rd32le(h + 8);
+  info.version = h[4];
+  info.flags = h[5];
+  info.frame_size = (size_t)need; /* <= the buffer's size: fits */
+  info.payload_offset = HDR;
+  info.payload_size = (size_t)info.dims * 4;
+  float *d = s->o.dest(s->o.user, s->index, &info);
+  if (!d) {
+    s->asked = 1;
+    return;
+  }
+  s->direct = 1;
+  s->dst = (uint8_t *)d;
+  s->info = info;
+  s->start = start;
+  s->done = 0;
+  s->crc = 0;
+  s->trn = 0;
+}
+
+/* Direct mode: consumes up to len bytes of the current frame; returns how many. */
+static size_t feed_direct(embd_stream *s, const uint8_t *p, size_t len) {
+  const size_t pay = s->info.payload_size, len0 = len;
+  const int has_crc = (s->info.flags & EMBD_FRAME_PAYLOAD_CRC) != 0;
+  if (s->done < pay) {
+    const size_t take = pay - s->done < len ? pay - s->done : len;
+    if (has_crc) s->crc = embd_crc32(s->crc, p, take);
+    put_bytes(s->dst, s->done, p, take);
+    s->done += take, p += take, len -= take;
+    if (s->done < pay) return len0 - len;
+  }
+  if (has_crc) {
+    const size_t take = 4 - s->trn < len ? 4 - s->trn : len;
+    memcpy(s->tr + s->trn, p, take);
+    s->trn += take, len -= take;
+    if (s->trn < 4) return len0 - len;
+    const uint32_t stored = rd32le(s->tr);
+    if (stored != s->crc) {
+      embd_error fe;
+      embd_fail(&fe, EMBD_ERR_FRAME_PAYLOAD_CRC, HDR + pay,
+                "payload CRC mismatch: stored 0x%08lx, computed 0x%08lx (bytes 16-%zu)",
+                (unsigned long)stored, (unsigned long)s->crc, HDR + pay - 1);
+      frame_fail(s, &fe, s->start);
+      return len0 - len;
+    }
+  }
+  embd_batch_frame f;
+  f.info = s->info;
+  f.data = NULL;
+  f.payload = NULL;
+  f.payload_len = pay;
+  f.values = (const float *)(const void *)s->dst;
+  complete(s, &f, s->start);
+  return len0 - len;
 }
 
 /* The buffered header (blen >= 16): validate, learn the frame's size. */
@@ -139,6 +258,11 @@ embd_result embd_stream_feed(embd_stream *s, const void *data, size_t len, embd_
   }
   const uint8_t *p = (const uint8_t *)data;
   while (s->status == EMBD_OK && len) {
+    if (s->direct) {
+      const size_t used = feed_direct(s, p, len);
+      p += used, len -= used, s->pos += used;
+      continue;
+    }
     if (s->o.batch && !s->have_count) {
       size_t take = 4 - s->blen < len ? 4 - s->blen : len;
       memcpy(s->buf + s->blen, p, take);
@@ -169,6 +293,13 @@ embd_result embd_stream_feed(embd_stream *s, const void *data, size_t len, embd_
         p += need, len -= (size_t)need, s->pos += need;
         continue;
       }
+      if (s->o.dest && !(p[5] & EMBD_FRAME_ZLIB) && need <= s->cap) {
+        begin_direct(s, p, need, s->pos);
+        if (s->direct) {
+          p += HDR, len -= HDR, s->pos += HDR;
+          continue;
+        }
+      }
     }
     const uint64_t target = s->blen < HDR ? HDR : s->need;
     const size_t take = target - s->blen < len ? (size_t)(target - s->blen) : len;
@@ -176,12 +307,12 @@ embd_result embd_stream_feed(embd_stream *s, const void *data, size_t len, embd_
     s->blen += take, p += take, len -= take, s->pos += take;
     if (s->blen < target) continue;
     if (learn(s) != EMBD_OK) break;
-    if (s->blen == s->need) {
-      const uint64_t start = s->pos - s->blen;
-      if (deliver(s, s->buf, s->blen, start) != EMBD_OK) break;
-      s->blen = 0;
-      s->need = 0;
+    if (s->blen == HDR && s->need > HDR && s->o.dest && !s->asked &&
+        !(s->buf[5] & EMBD_FRAME_ZLIB)) {
+      begin_direct(s, s->buf, s->need, s->pos - HDR);
+      if (s->direct) continue;
     }
+    if (s->blen == s->need && deliver(s, s->buf, s->blen, s->pos - s->blen) != EMBD_OK) break;
   }
   if (s->status == EMBD_OK && err) {
     err->result = EMBD_OK;
@@ -202,10 +333,11 @@ embd_result embd_stream_finish(embd_stream *s, embd_error *err) {
             "batch count %lu needs at least %llu bytes of frames, %llu followed the count",
             (unsigned long)s->count, (unsigned long long)s->count * HDR,
             (unsigned long long)(s->pos - 4));
-    } else if (s->blen || (s->o.batch && s->index < s->count)) {
+    } else if (s->blen || s->direct || (s->o.batch && s->index < s->count)) {
+      const uint64_t got = s->direct ? s->pos - s->start : s->blen;
       sfail(s, EMBD_ERR_FRAME_TRUNCATED, s->pos,
-            "frame %lu at byte %llu: truncated: the input ends after %zu of its bytes",
-            (unsigned long)s->index, (unsigned long long)(s->pos - s->blen), s->blen);
+            "frame %lu at byte %llu: truncated: the input ends after %llu of its bytes",
+            (unsigned long)s->index, (unsigned long long)(s->pos - got), (unsigned long long)got);
     }
   }
   if (s->status == EMBD_OK && err) {

@@ -78,20 +78,58 @@ static inline void bu_batch(const uint8_t *buf, size_t len, const embd_frame_dec
   memcpy(r->message, e.message, sizeof r->message);
 }
 
+/* A frame the stream decoded into bu_dest's place: record it without decoding. */
 static inline embd_result bu_cb(void *user, const embd_batch_frame *f) {
-  return bu_add((bu_rec *)user, f);
+  bu_rec *r = (bu_rec *)user;
+  if (!f->values) return bu_add(r, f);
+  if (f->values != (const float *)(const void *)(r->vals + r->nvals)) abort();
+  if (f->data && f->data + 16 != f->payload) abort();
+  size_t c1 = r->cap_frames;
+  r->offset = (size_t *)bu_grow(r->offset, &c1, r->nframes + 1, sizeof *r->offset);
+  c1 = r->cap_frames;
+  r->dims = (uint32_t *)bu_grow(r->dims, &c1, r->nframes + 1, sizeof *r->dims);
+  r->flags = (uint32_t *)bu_grow(r->flags, &r->cap_frames, r->nframes + 1, sizeof *r->flags);
+  r->offset[r->nframes] = f->offset;
+  r->dims[r->nframes] = f->info.dims;
+  r->flags[r->nframes] = f->info.flags;
+  r->nframes++;
+  r->nvals += f->info.dims;
+  return EMBD_OK;
 }
 
-/* Feeds buf split at cuts[0 .. ncuts) (ascending offsets). */
-static inline void bu_stream(const uint8_t *buf, size_t len, uint32_t max_dims,
-                             const size_t *cuts, size_t ncuts, bu_rec *r) {
+/* The stream's dest: the record's next values (mode 1), or every other frame (mode 2). */
+typedef struct bu_dest_ctx {
+  bu_rec *r;
+  int mode;
+} bu_dest_ctx;
+
+static inline float *bu_dest(void *user, uint32_t index, const embd_frame_info *info) {
+  bu_dest_ctx *c = (bu_dest_ctx *)user;
+  if (c->mode == 2 && index % 2) return NULL;
+  if (index != c->r->nframes) abort();
+  c->r->vals = (uint32_t *)bu_grow(c->r->vals, &c->r->cap_vals, c->r->nvals + info->dims + 1, 4);
+  /* Poison, so values the stream forgot to write cannot pass as decoded. */
+  memset(c->r->vals + c->r->nvals, 0xA5, (size_t)info->dims * 4);
+  return (float *)(void *)(c->r->vals + c->r->nvals);
+}
+
+static inline embd_result bu_dest_cb(void *user, const embd_batch_frame *f) {
+  return bu_cb(((bu_dest_ctx *)user)->r, f);
+}
+
+/* Feeds buf split at cuts[0 .. ncuts) (ascending offsets). mode 0: on_frame only; 1: dest
+ * for every frame; 2: dest for even frames. */
+static inline void bu_stream_mode(const uint8_t *buf, size_t len, uint32_t max_dims,
+                                  const size_t *cuts, size_t ncuts, int mode, bu_rec *r) {
   memset(r, 0, sizeof *r);
+  bu_dest_ctx dc = {r, mode};
   embd_stream_options so;
   memset(&so, 0, sizeof so);
   so.max_dims = max_dims;
   so.batch = 1;
-  so.on_frame = bu_cb;
-  so.user = r;
+  so.on_frame = mode ? bu_dest_cb : bu_cb;
+  so.user = mode ? (void *)&dc : (void *)r;
+  so.dest = mode ? bu_dest : NULL;
   embd_stream *s;
   if (embd_stream_create(&so, &s) != EMBD_OK) abort();
   embd_error e;
@@ -113,6 +151,11 @@ static inline void bu_stream(const uint8_t *buf, size_t len, uint32_t max_dims,
   r->result = x;
   r->err_offset = x == EMBD_OK ? 0 : e.offset;
   if (x != EMBD_OK) memcpy(r->message, e.message, sizeof r->message);
+}
+
+static inline void bu_stream(const uint8_t *buf, size_t len, uint32_t max_dims,
+                             const size_t *cuts, size_t ncuts, bu_rec *r) {
+  bu_stream_mode(buf, len, max_dims, cuts, ncuts, 0, r);
 }
 
 /* 0 if equal (frames, value bits, result, error offset). */

@@ -43,11 +43,12 @@ static uint8_t *make_batch(size_t count, const size_t *dims, size_t *len) {
   return b;
 }
 
-static void same(const uint8_t *b, size_t len, uint32_t max_dims, const size_t *cuts, size_t ncuts) {
+static void same_mode(const uint8_t *b, size_t len, uint32_t max_dims, const size_t *cuts,
+                      size_t ncuts, int mode) {
   bu_rec a, s;
   embd_frame_decode_options o = {max_dims, 0, 0};
   bu_batch(b, len, &o, &a);
-  bu_stream(b, len, max_dims, cuts, ncuts, &s);
+  bu_stream_mode(b, len, max_dims, cuts, ncuts, mode, &s);
   int c = bu_cmp(&a, &s);
   /* A compressed frame whose length field exceeds the stream's one-frame buffer: the
    * stream stops there (the batch decoder reads on and fails later or differently). */
@@ -58,8 +59,8 @@ static void same(const uint8_t *b, size_t len, uint32_t max_dims, const size_t *
    * at finish (or at a broken frame before): it must fail too. */
   if (c && a.result == EMBD_ERR_BATCH_COUNT && s.result != EMBD_OK) c = 0;
   if (c) {
-    fprintf(stderr, "len %zu cuts", len);
-    for (size_t i = 0; i < ncuts; i++) fprintf(stderr, " %zu", cuts[i]);
+    fprintf(stderr, "mode %d len %zu, %zu cuts:", mode, len, ncuts);
+    for (size_t i = 0; i < ncuts && i < 16; i++) fprintf(stderr, " %zu", cuts[i]);
     fprintf(stderr, "\nbatch: %zu frames, %d at %zu: %s\nstream: %zu frames, %d at %zu: %s\n",
             a.nframes, a.result, a.err_offset, a.message, s.nframes, s.result, s.err_offset,
             s.message);
@@ -67,6 +68,11 @@ static void same(const uint8_t *b, size_t len, uint32_t max_dims, const size_t *
   }
   bu_free(&a);
   bu_free(&s);
+}
+
+/* Each of the three ways out: on_frame only, dest for every frame, dest for every other. */
+static void same(const uint8_t *b, size_t len, uint32_t max_dims, const size_t *cuts, size_t ncuts) {
+  for (int mode = 0; mode < 3; mode++) same_mode(b, len, max_dims, cuts, ncuts, mode);
 }
 
 static void every_chunking(const uint8_t *b, size_t len, uint32_t max_dims) {
@@ -203,7 +209,7 @@ static void test_behaviour(void **state) {
   size_t len;
   uint8_t *b = make_batch(3, d, &len);
   ctx c = {b, b + len, 0, 0, 0, EMBD_OK};
-  embd_stream_options so = {8, 0, 1, cb_where, &c};
+  embd_stream_options so = {8, 0, 1, cb_where, &c, NULL};
   embd_stream *s;
   embd_error err;
   assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
@@ -273,6 +279,100 @@ static void test_behaviour(void **state) {
   free(b);
 }
 
+/* ---- dest: decoding straight into caller memory ---------------------------------------- */
+
+typedef struct dctx {
+  float *out;     /* frame i at out + i * 8 */
+  int direct, assembled, calls;
+  uint32_t last_index;
+} dctx;
+
+static float *dest8(void *user, uint32_t index, const embd_frame_info *info) {
+  dctx *c = user;
+  assert_true(info->dims <= 8);
+  c->last_index = index;
+  return c->out + (size_t)index * 8;
+}
+
+static embd_result cb_dest(void *user, const embd_batch_frame *f) {
+  dctx *c = user;
+  assert_ptr_equal(f->values, c->out + (size_t)f->index * 8);
+  if (f->data) c->assembled++;
+  else c->direct++;
+  c->calls++;
+  return EMBD_OK;
+}
+
+static void test_dest(void **state) {
+  (void)state;
+  const size_t d[4] = {3, 0, 5, 8};
+  size_t len;
+  uint8_t *b = make_batch(4, d, &len); /* flags 0, 1, 2, 3 */
+  float want[32], got[32];
+  bu_rec a;
+  embd_frame_decode_options o = {8, 0, 0};
+  bu_batch(b, len, &o, &a);
+  assert_int_equal(a.result, EMBD_OK);
+  for (size_t i = 0, v = 0; i < 4; v += d[i], i++) memcpy(want + 8 * i, a.vals + v, d[i] * 4);
+  bu_free(&a);
+
+  /* Byte by byte with on_frame: the uncompressed frames with a payload never touch the
+   * buffer (data NULL); the compressed one (frame 1, dims 0) and frame 3 (compressed) are
+   * decoded into dest when complete. */
+  dctx c = {got, 0, 0, 0, 0};
+  embd_stream_options so = {8, 0, 1, cb_dest, &c, dest8};
+  embd_stream *s;
+  embd_error err;
+  memset(got, 0, sizeof got);
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  for (size_t i = 0; i < len; i++) assert_int_equal(embd_stream_feed(s, b + i, 1, &err), EMBD_OK);
+  assert_int_equal(embd_stream_finish(s, &err), EMBD_OK);
+  embd_stream_destroy(s);
+  assert_int_equal(c.calls, 4);
+  assert_int_equal(c.direct, 2);
+  assert_int_equal(c.assembled, 2);
+  for (size_t i = 0; i < 4; i++) assert_memory_equal(got + 8 * i, want + 8 * i, d[i] * 4);
+
+  /* dest alone (no on_frame), one chunk. */
+  so.on_frame = NULL;
+  memset(got, 0, sizeof got);
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  assert_int_equal(embd_stream_feed(s, b, len, &err), EMBD_OK);
+  assert_int_equal(embd_stream_finish(s, &err), EMBD_OK);
+  assert_int_equal(embd_stream_frames(s), 4);
+  embd_stream_destroy(s);
+  for (size_t i = 0; i < 4; i++) assert_memory_equal(got + 8 * i, want + 8 * i, d[i] * 4);
+
+  /* Frames without the count, cut inside frame 0's payload (a direct frame; 16 + 12
+   * bytes): truncated at finish, with how many of its bytes came. */
+  so.batch = 0;
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  assert_int_equal(embd_stream_feed(s, b + 4, 16 + 5, &err), EMBD_OK);
+  assert_int_equal(embd_stream_finish(s, &err), EMBD_ERR_FRAME_TRUNCATED);
+  assert_int_equal(err.offset, 21);
+  assert_non_null(strstr(err.message, "frame 0 at byte 0: truncated: the input ends after 21 of"));
+  embd_stream_destroy(s);
+  so.batch = 1;
+
+  /* Frame 2 (flags 2: payload CRC) with a flipped payload bit, fed in two pieces: the CRC
+   * computed on the way catches it at the trailer. */
+  embd_frame_info info;
+  embd_frame_decode_options ot = {8, 0, 1};
+  assert_int_equal(embd_frame_header(b + 32, len - 32, &ot, &info, NULL), EMBD_OK);
+  const size_t f2 = 32 + info.frame_size; /* after the count, frame 0 and frame 1 */
+  assert_int_equal(embd_frame_header(b + f2, len - f2, &ot, &info, NULL), EMBD_OK);
+  assert_int_equal(info.flags, 2);
+  b[f2 + 16 + 7] ^= 0x10;
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  assert_int_equal(embd_stream_feed(s, b, f2 + 20, &err), EMBD_OK);
+  assert_int_equal(embd_stream_feed(s, b + f2 + 20, len - f2 - 20, &err),
+                   EMBD_ERR_FRAME_PAYLOAD_CRC);
+  assert_int_equal(err.offset, f2 + 16 + 20);
+  assert_int_equal(embd_stream_frames(s), 2);
+  embd_stream_destroy(s);
+  free(b);
+}
+
 int main(void) {
   int s = tu_isa_preflight("test_stream");
   if (s) return s;
@@ -282,6 +382,7 @@ int main(void) {
       cmocka_unit_test(test_corruptions),
       cmocka_unit_test(test_large_random),
       cmocka_unit_test(test_behaviour),
+      cmocka_unit_test(test_dest),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

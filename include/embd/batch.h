@@ -44,6 +44,9 @@ typedef struct embd_batch_frame {
   const uint8_t *data;   /* info.frame_size bytes */
   const uint8_t *payload; /* data + 16: the float32 LE values or the compressed length */
   size_t payload_len;    /* info.payload_size */
+  /* The values in host order when they are already decoded (the stream decoder's `dest`
+   * mode, embd/stream.h), else NULL. */
+  const float *values;
 } embd_batch_frame;
 
 /* Size of a batch of `count` frames of `dims` values with `flags`: exact without

@@ -14,7 +14,20 @@
  * by embd_stream_create; nothing else is allocated. A frame wholly inside the chunk being
  * fed is passed to the callback in place (no copy); others are assembled in the buffer.
  * The callback's frame (embd_batch_frame, embd/batch.h) is valid during the call only;
- * decode its values with embd_batch_frame_decode. Frames are validated like
+ * decode its values with embd_batch_frame_decode.
+ *
+ * Decoding straight into caller memory (`dest`): the fast path for bytes that arrive in
+ * pieces. Once a frame's header has validated, dest(user, index, &info) names where its
+ * info.dims floats go (or returns NULL: that frame takes the path above). An uncompressed
+ * frame's values are then written there as host floats while its bytes arrive, so each
+ * byte is copied once, never assembled; the payload CRC (flag bit 1) is computed on the
+ * way. Compressed frames and frames wholly inside one chunk are decoded there when they
+ * complete. Either way on_frame (optional with dest) then gets the frame with `values`
+ * pointing at the destination, and `data`/`payload` NULL for frames that were never
+ * assembled. If the stream fails inside a frame, that frame's destination holds an
+ * unspecified part of its values and no callback reports it.
+ *
+ * Frames are validated like
  * embd_batch_next does (header, dims, lengths, payload CRC): the same error codes and
  * offsets as the one-shot batch decoder, with two exceptions: a batch count too large
  * for the input is only found at finish (after the frames that were there), and a
@@ -35,18 +48,23 @@ extern "C" {
  * at the frame's offset). */
 typedef embd_result (*embd_stream_frame_fn)(void *user, const embd_batch_frame *frame);
 
+/* Where frame `index`'s info->dims values go (room for info->dims floats, 4-byte aligned,
+ * not inside any chunk fed), or NULL for the callback-only path. Called once per frame. */
+typedef float *(*embd_stream_dest_fn)(void *user, uint32_t index, const embd_frame_info *info);
+
 typedef struct embd_stream_options {
   uint32_t max_dims;      /* required (non-zero): frames above it are DIMS_TOO_LARGE */
   uint32_t expected_dims; /* 0 = any */
   int batch;              /* non-zero: the first 4 bytes are the frame count */
-  embd_stream_frame_fn on_frame;
+  embd_stream_frame_fn on_frame; /* required unless dest is set */
   void *user;
+  embd_stream_dest_fn dest; /* optional: decode into caller memory (above) */
 } embd_stream_options;
 
 typedef struct embd_stream embd_stream;
 
-/* EMBD_ERR_INVALID_ARGUMENT without max_dims or a callback, or if the buffer's size does
- * not fit size_t; EMBD_ERR_OUTPUT_TOO_SMALL if malloc fails. */
+/* EMBD_ERR_INVALID_ARGUMENT without max_dims, with neither on_frame nor dest, or if the
+ * buffer's size does not fit size_t; EMBD_ERR_OUTPUT_TOO_SMALL if malloc fails. */
 EMBD_API embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out);
 EMBD_API void embd_stream_destroy(embd_stream *s);
 /* The size of the one buffer embd_stream_create allocates for max_dims. */
