@@ -6,6 +6,7 @@
  *   embd/crc32.h   CRC-32 (zlib polynomial)
  *   embd/bswap.h   32-bit byte swaps, host <-> wire order (f32 LE, u32 BE)
  *   embd/frame.h   EMBD frames: encode, validate, decode (copy or zero-copy view)
+ *   embd/base64.h  base64 (RFC 4648) decode/encode, float32 embeddings in base64
  */
 #ifndef EMBD_H
 #define EMBD_H
@@ -17,5 +18,6 @@
 #include "embd/frame.h"
 #include "embd/batch.h"
 #include "embd/stream.h"
+#include "embd/base64.h"
 
 #endif

@@ -48,6 +48,11 @@ const char *embd_strerror(embd_result r) {
     case EMBD_ERR_BATCH_COUNT: return "batch frame count does not match the frames";
     case EMBD_ERR_BATCH_TRAILING: return "bytes after the last frame of the batch";
     case EMBD_ERR_STREAM_FRAME_TOO_LARGE: return "frame larger than the stream decoder's buffer";
+    case EMBD_ERR_BASE64_LENGTH: return "base64 length not a multiple of 4";
+    case EMBD_ERR_BASE64_CHAR: return "character outside the base64 alphabet";
+    case EMBD_ERR_BASE64_PADDING: return "misplaced, partial or excessive base64 padding";
+    case EMBD_ERR_BASE64_TRAILING_BITS: return "non-zero trailing bits in the last base64 character";
+    case EMBD_ERR_BASE64_F32_LENGTH: return "decoded length not a multiple of 4 bytes (float32)";
   }
   return "unknown result";
 }

@@ -64,6 +64,40 @@ static const struct embd_impl_desc bswap32_impls[] = {
 #endif
 };
 
+/* base64: one list per direction, the same implementations. */
+#define B64_IMPLS(dir)                                                                      \
+  {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_base64_##dir##_scalar), 1},                       \
+  B64_SSE42(dir) B64_AVX2(dir) B64_AVX512(dir) B64_NEON_SIMDE(dir) B64_NEON(dir)
+#if defined(EMBD_HAVE_X86_SSE42)
+#define B64_SSE42(dir) {"sse42", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_base64_##dir##_sse42), 1},
+#else
+#define B64_SSE42(dir)
+#endif
+#if defined(EMBD_HAVE_X86_AVX2)
+#define B64_AVX2(dir) {"avx2", EMBD_TIER_AVX2, REQ_AVX2, FN(embd_base64_##dir##_avx2), 1},
+#else
+#define B64_AVX2(dir)
+#endif
+#if defined(EMBD_HAVE_X86_AVX512)
+#define B64_AVX512(dir) \
+  {"avx512-vbmi", EMBD_TIER_AVX512, REQ_AVX512, FN(embd_base64_##dir##_avx512), 1},
+#else
+#define B64_AVX512(dir)
+#endif
+#if defined(EMBD_HAVE_NEON_SIMDE)
+#define B64_NEON_SIMDE(dir) \
+  {"neon-simde", EMBD_TIER_SCALAR, REQ_SSE42, FN(embd_base64_##dir##_neon), 0},
+#else
+#define B64_NEON_SIMDE(dir)
+#endif
+#if defined(EMBD_HAVE_ARM_NEON)
+#define B64_NEON(dir) {"neon", EMBD_TIER_NEON, EMBD_CPU_ASIMD, FN(embd_base64_##dir##_neon), 1},
+#else
+#define B64_NEON(dir)
+#endif
+static const struct embd_impl_desc b64dec_impls[] = {B64_IMPLS(decode)};
+static const struct embd_impl_desc b64enc_impls[] = {B64_IMPLS(encode)};
+
 static const struct {
   const struct embd_impl_desc *impls;
   size_t count;
@@ -72,6 +106,10 @@ static const struct {
     [EMBD_KERNEL_CRC32] = {crc32_impls, sizeof crc32_impls / sizeof crc32_impls[0], "crc32"},
     [EMBD_KERNEL_BSWAP32] = {bswap32_impls, sizeof bswap32_impls / sizeof bswap32_impls[0],
                              "bswap32"},
+    [EMBD_KERNEL_BASE64_DECODE] = {b64dec_impls, sizeof b64dec_impls / sizeof b64dec_impls[0],
+                                   "base64-decode"},
+    [EMBD_KERNEL_BASE64_ENCODE] = {b64enc_impls, sizeof b64enc_impls / sizeof b64enc_impls[0],
+                                   "base64-encode"},
 };
 
 const struct embd_impl_desc *embd_impl_desc(embd_kernel kernel, size_t index) {
@@ -102,6 +140,12 @@ static uint32_t crc32_stub(uint32_t crc, const void *buf, size_t len);
 static _Atomic(embd_crc32_fn) g_crc32 = crc32_stub;
 static void bswap32_stub(void *dst, const void *src, size_t n);
 static _Atomic(embd_bswap32_fn) g_bswap32 = bswap32_stub;
+static embd_result b64dec_stub(const char *src, size_t len, unsigned flags, void *dst,
+                               size_t cap, size_t *written, embd_error *err);
+static _Atomic(embd_base64_decode_fn) g_b64dec = b64dec_stub;
+static embd_result b64enc_stub(const void *src, size_t n, unsigned flags, char *dst, size_t cap,
+                               size_t *written);
+static _Atomic(embd_base64_encode_fn) g_b64enc = b64enc_stub;
 
 static size_t select_impl(embd_kernel k, int cap, uint64_t enabled) {
   for (size_t i = registry[k].count; i-- > 0;) {
@@ -122,6 +166,12 @@ static void apply(int cap, uint64_t enabled) {
   atomic_store_explicit(&g_crc32, (embd_crc32_fn)crc32_impls[i].fn, memory_order_release);
   i = atomic_load_explicit(&g_active[EMBD_KERNEL_BSWAP32], memory_order_relaxed);
   atomic_store_explicit(&g_bswap32, (embd_bswap32_fn)bswap32_impls[i].fn, memory_order_release);
+  i = atomic_load_explicit(&g_active[EMBD_KERNEL_BASE64_DECODE], memory_order_relaxed);
+  atomic_store_explicit(&g_b64dec, (embd_base64_decode_fn)b64dec_impls[i].fn,
+                        memory_order_release);
+  i = atomic_load_explicit(&g_active[EMBD_KERNEL_BASE64_ENCODE], memory_order_relaxed);
+  atomic_store_explicit(&g_b64enc, (embd_base64_encode_fn)b64enc_impls[i].fn,
+                        memory_order_release);
 }
 
 /* ---- spec parsing ---------------------------------------------------------------- */
@@ -254,6 +304,27 @@ embd_bswap32_fn embd_bswap32_dispatched(void) {
   return atomic_load_explicit(&g_bswap32, memory_order_acquire);
 }
 
+static embd_result b64dec_stub(const char *src, size_t len, unsigned flags, void *dst,
+                               size_t cap, size_t *written, embd_error *err) {
+  ensure_init();
+  return atomic_load_explicit(&g_b64dec, memory_order_acquire)(src, len, flags, dst, cap,
+                                                               written, err);
+}
+
+embd_base64_decode_fn embd_base64_decode_dispatched(void) {
+  return atomic_load_explicit(&g_b64dec, memory_order_acquire);
+}
+
+static embd_result b64enc_stub(const void *src, size_t n, unsigned flags, char *dst, size_t cap,
+                               size_t *written) {
+  ensure_init();
+  return atomic_load_explicit(&g_b64enc, memory_order_acquire)(src, n, flags, dst, cap, written);
+}
+
+embd_base64_encode_fn embd_base64_encode_dispatched(void) {
+  return atomic_load_explicit(&g_b64enc, memory_order_acquire);
+}
+
 /* ---- public API ------------------------------------------------------------------ */
 
 uint64_t embd_cpu_features(void) { return detected_features(); }
@@ -313,4 +384,18 @@ embd_bswap32_fn embd_bswap32_impl(size_t index) {
   embd_impl_info info;
   if (embd_impl_get(EMBD_KERNEL_BSWAP32, index, &info) != EMBD_OK || !info.runnable) return NULL;
   return (embd_bswap32_fn)bswap32_impls[index].fn;
+}
+
+embd_base64_decode_fn embd_base64_decode_impl(size_t index) {
+  embd_impl_info info;
+  if (embd_impl_get(EMBD_KERNEL_BASE64_DECODE, index, &info) != EMBD_OK || !info.runnable)
+    return NULL;
+  return (embd_base64_decode_fn)b64dec_impls[index].fn;
+}
+
+embd_base64_encode_fn embd_base64_encode_impl(size_t index) {
+  embd_impl_info info;
+  if (embd_impl_get(EMBD_KERNEL_BASE64_ENCODE, index, &info) != EMBD_OK || !info.runnable)
+    return NULL;
+  return (embd_base64_encode_fn)b64enc_impls[index].fn;
 }

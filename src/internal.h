@@ -29,6 +29,11 @@ struct embd_error;
 EMBD_INTERNAL embd_result embd_fail(struct embd_error *err, embd_result r, size_t off,
                                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* v > UINT32_MAX for a size_t (or any narrower) value. A function, not an inline
+ * comparison: with a 32-bit size_t `(uint64_t)n > UINT32_MAX` is always false and the
+ * compiler warns (-Wtype-limits). */
+static inline int embd_above_u32(uint64_t v) { return v > UINT32_MAX; }
+
 /* ---- CPU features (cpu.c) ---- */
 EMBD_INTERNAL uint64_t embd_cpu_detect(void);
 /* Features a tier needs; 0 for scalar. */
@@ -95,6 +100,31 @@ EMBD_INTERNAL void embd_bswap32_avx512(void *dst, const void *src, size_t n);
 #if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
 EMBD_INTERNAL void embd_bswap32_neon(void *dst, const void *src, size_t n);
 #endif
+
+/* ---- base64: full-contract implementations (base64_driver.h) ---- */
+#include "embd/base64.h"
+#define EMBD_B64_DECLARE(name)                                                                \
+  EMBD_INTERNAL embd_result embd_base64_decode_##name(const char *src, size_t len,            \
+                                                      unsigned flags, void *dst, size_t cap,  \
+                                                      size_t *written, embd_error *err);      \
+  EMBD_INTERNAL embd_result embd_base64_encode_##name(const void *src, size_t n,              \
+                                                      unsigned flags, char *dst, size_t cap,  \
+                                                      size_t *written);
+EMBD_B64_DECLARE(scalar)
+#if defined(EMBD_HAVE_X86_SSE42)
+EMBD_B64_DECLARE(sse42)
+#endif
+#if defined(EMBD_HAVE_X86_AVX2)
+EMBD_B64_DECLARE(avx2)
+#endif
+#if defined(EMBD_HAVE_X86_AVX512)
+EMBD_B64_DECLARE(avx512)
+#endif
+#if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
+EMBD_B64_DECLARE(neon)
+#endif
+EMBD_INTERNAL embd_base64_decode_fn embd_base64_decode_dispatched(void);
+EMBD_INTERNAL embd_base64_encode_fn embd_base64_encode_dispatched(void);
 
 /* ---- frames (frame.c), for the batch and stream decoders ---- */
 /* The 16 header bytes at p (avail >= 16 bytes present): validates them (and the dims

@@ -61,8 +61,23 @@ typedef enum embd_result {
   EMBD_ERR_BATCH_TOO_SMALL = 20,         /* fewer than the 4 bytes of the frame count */
   EMBD_ERR_BATCH_COUNT = 21,             /* count * 16 exceeds the bytes, or frames != count */
   EMBD_ERR_BATCH_TRAILING = 22,          /* bytes after the last of the count frames */
-  EMBD_ERR_STREAM_FRAME_TOO_LARGE = 23   /* a frame larger than the stream's buffer */
+  EMBD_ERR_STREAM_FRAME_TOO_LARGE = 23,  /* a frame larger than the stream's buffer */
+  /* base64 (embd/base64.h) */
+  EMBD_ERR_BASE64_LENGTH = 24,       /* length not a multiple of 4 (unpadded: 1 mod 4) */
+  EMBD_ERR_BASE64_CHAR = 25,         /* a character outside the alphabet (whitespace too) */
+  EMBD_ERR_BASE64_PADDING = 26,      /* '=' misplaced, partial or excessive */
+  EMBD_ERR_BASE64_TRAILING_BITS = 27, /* the last character carries non-zero unused bits */
+  EMBD_ERR_BASE64_F32_LENGTH = 28    /* decoded byte length not a multiple of 4 (float32) */
 } embd_result;
+
+/* Filled by decoders on failure (and reset on success): the result, the byte offset in
+ * the input the problem is at, and a message naming the values, e.g.
+ * "header CRC mismatch: stored 0x12345678, computed 0x9abcdef0 (bytes 0-11)". */
+typedef struct embd_error {
+  embd_result result;
+  size_t offset;
+  char message[160];
+} embd_error;
 
 /* A static, human-readable description of a result code ("unknown result" for others). */
 EMBD_API const char *embd_strerror(embd_result r);

@@ -59,6 +59,8 @@ typedef enum embd_tier {
 typedef enum embd_kernel {
   EMBD_KERNEL_CRC32 = 0,
   EMBD_KERNEL_BSWAP32 = 1,
+  EMBD_KERNEL_BASE64_DECODE = 2,
+  EMBD_KERNEL_BASE64_ENCODE = 3,
   EMBD_KERNEL_COUNT_ /* number of kernel families; not a kernel */
 } embd_kernel;
 

@@ -42,14 +42,6 @@ extern "C" {
 #define EMBD_FRAME_PAYLOAD_CRC 0x02u
 #define EMBD_FRAME_KNOWN_FLAGS 0x03u
 
-/* Filled by the decoder on failure (and reset on success): the result, the byte offset
- * in the input the problem is at, and a message naming the values, e.g.
- * "header CRC mismatch: stored 0x12345678, computed 0x9abcdef0 (bytes 0-11)". */
-typedef struct embd_error {
-  embd_result result;
-  size_t offset;
-  char message[160];
-} embd_error;
 
 /* Encoder options. NULL means all zero: flags 0 (uncompressed, no trailer). */
 typedef struct embd_frame_encode_options {

@@ -1,0 +1,227 @@
+/* The base64 driver every implementation shares: argument checks, the length and
+ * capacity rules, padding, the last group, trailing bits and every error message live
+ * here once, so that all implementations give the same result, error and offset by
+ * construction. An implementation only supplies two block kernels:
+ *
+ *   size_t dec(uint8_t *dst, const uint8_t *src, size_t n, int url);
+ *     Decodes src[0 .. n) (n a multiple of 4, no padding expected) from the start, in
+ *     whole blocks of its choosing, and stops at the first block holding any character
+ *     outside the alphabet ('=' included) or when fewer than a block remain. Returns the
+ *     characters consumed (a multiple of 4); has written exactly consumed / 4 * 3 bytes.
+ *     It may read only src[0 .. n) and write only dst[0 .. n / 4 * 3): vector stores that
+ *     would spill past that must be masked or left to the scalar loop. It may return 0
+ *     (e.g. an alphabet it does not handle): the scalar loop then does everything.
+ *   size_t enc(char *dst, const uint8_t *src, size_t n, int url);
+ *     Encodes whole 3-byte groups of src[0 .. n) from the start; returns the bytes
+ *     consumed (a multiple of 3); has written consumed / 3 * 4 characters. May read only
+ *     src[0 .. n) and write only dst[0 .. n / 3 * 4).
+ *
+ * The header is compiled into each kernel file (with that file's -m flags) so the
+ * driver inlines the kernel; EMBD_B64_DEFINE_IMPL(name, dec, enc) defines
+ * embd_base64_decode_<name> and embd_base64_encode_<name> with the public contract. */
+#ifndef EMBD_BASE64_DRIVER_H
+#define EMBD_BASE64_DRIVER_H
+
+#include "base64_tables.h"
+#include "embd/base64.h"
+#include "internal.h"
+
+typedef size_t (*embd_b64_dec_block)(uint8_t *dst, const uint8_t *src, size_t n, int url);
+typedef size_t (*embd_b64_enc_block)(char *dst, const uint8_t *src, size_t n, int url);
+
+/* Whole quads of valid characters; stops at the first quad holding anything else.
+ * Returns the characters consumed. */
+static inline size_t embd_b64_dec_scalar(uint8_t *d, const uint8_t *s, size_t n, int url) {
+  const uint32_t(*t)[256] = url ? embd_b64_dec_url : embd_b64_dec_std;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const uint32_t x = t[0][s[i]] | t[1][s[i + 1]] | t[2][s[i + 2]] | t[3][s[i + 3]];
+    const uint32_t y = t[0][s[i + 4]] | t[1][s[i + 5]] | t[2][s[i + 6]] | t[3][s[i + 7]];
+    if ((x | y) & 0x80000000u) break;
+    d[0] = (uint8_t)(x >> 16), d[1] = (uint8_t)(x >> 8), d[2] = (uint8_t)x;
+    d[3] = (uint8_t)(y >> 16), d[4] = (uint8_t)(y >> 8), d[5] = (uint8_t)y;
+    d += 6;
+  }
+  for (; i + 4 <= n; i += 4) {
+    const uint32_t x = t[0][s[i]] | t[1][s[i + 1]] | t[2][s[i + 2]] | t[3][s[i + 3]];
+    if (x & 0x80000000u) break;
+    d[0] = (uint8_t)(x >> 16), d[1] = (uint8_t)(x >> 8), d[2] = (uint8_t)x;
+    d += 3;
+  }
+  return i;
+}
+
+static inline size_t embd_b64_enc_scalar(char *d, const uint8_t *s, size_t n, int url) {
+  const uint16_t *t = url ? embd_b64_enc_url : embd_b64_enc_std;
+  size_t i = 0;
+  for (; i + 3 <= n; i += 3) {
+    const uint32_t w = (uint32_t)s[i] << 16 | (uint32_t)s[i + 1] << 8 | s[i + 2];
+    const uint16_t a = t[w >> 12], b = t[w & 4095];
+    d[0] = (char)(a & 255), d[1] = (char)(a >> 8), d[2] = (char)(b & 255), d[3] = (char)(b >> 8);
+    d += 4;
+  }
+  return i;
+}
+
+static inline int embd_b64_valid(unsigned char c, int url) {
+  return !(embd_b64_dec_std[0][c] & 0x80000000u) ? !url || (c != '+' && c != '/')
+                                                 : url && (c == '-' || c == '_');
+}
+
+/* The error for character src[at] (known not to decode in its place). */
+static inline embd_result embd_b64_char_error(const uint8_t *src, size_t at, int url,
+                                              embd_error *err) {
+  const unsigned char c = src[at];
+  if (c == '=')
+    return embd_fail(err, EMBD_ERR_BASE64_PADDING, at, "misplaced padding '=' at %zu", at);
+  if (c >= 0x21 && c < 0x7f)
+    return embd_fail(err, EMBD_ERR_BASE64_CHAR, at,
+                     "invalid character '%c' at %zu (not in the %s alphabet)", c, at,
+                     url ? "base64url" : "base64");
+  return embd_fail(err, EMBD_ERR_BASE64_CHAR, at, "invalid character 0x%02x at %zu", c, at);
+}
+
+/* Step 1 (length rule) and the exact decoded size. */
+static inline embd_result embd_b64_size(const uint8_t *src, size_t len, unsigned flags,
+                                        size_t *size, size_t *body, embd_error *err) {
+  const size_t r = len % 4;
+  if ((!(flags & EMBD_BASE64_NOPAD) && r) || r == 1)
+    return embd_fail(err, EMBD_ERR_BASE64_LENGTH, len,
+                     "base64 length %zu is not a multiple of 4%s", len,
+                     (flags & EMBD_BASE64_NOPAD) ? " and leaves a single character" : "");
+  if (len == 0) {
+    *size = *body = 0;
+    return EMBD_OK;
+  }
+  const size_t last = r ? r : 4; /* characters in the final group */
+  size_t pads = 0;
+  while (pads < 2 && pads < last && src[len - 1 - pads] == '=') pads++;
+  *body = len - last;
+  *size = *body / 4 * 3 + (last - pads > 1 ? last - pads - 1 : 0);
+  return EMBD_OK;
+}
+
+/* Validates and decodes the final group g[0 .. t) at offset `at` into d. */
+static inline embd_result embd_b64_last(const uint8_t *g, size_t t, size_t at, int url,
+                                        uint8_t *d, embd_error *err) {
+  const uint32_t(*tab)[256] = url ? embd_b64_dec_url : embd_b64_dec_std;
+  size_t pad_at = 0, data = t;
+  int pad = 0;
+  for (size_t i = 0; i < t; i++) {
+    const unsigned char c = g[i];
+    if (c == '=') {
+      if (i < 2) return embd_b64_char_error(g - at, at + i, url, err);
+      if (!pad) pad = 1, pad_at = i, data = i;
+      continue;
+    }
+    if (pad) return embd_b64_char_error(g - at, at + pad_at, url, err);
+    if (!embd_b64_valid(c, url)) return embd_b64_char_error(g - at, at + i, url, err);
+  }
+  if (pad && t != 4)
+    return embd_fail(err, EMBD_ERR_BASE64_PADDING, at + pad_at,
+                     "partial padding at %zu: the final group has %zu characters, not 4",
+                     at + pad_at, t);
+  uint32_t x = 0;
+  for (size_t i = 0; i < data; i++) x |= tab[i][g[i]];
+  if (data == 2 && (x & 0xFFFF)) {
+    return embd_fail(err, EMBD_ERR_BASE64_TRAILING_BITS, at + 1,
+                     "non-zero trailing bits in '%c' at %zu (the last of 2 characters)", g[1],
+                     at + 1);
+  }
+  if (data == 3 && (x & 0xFF)) {
+    return embd_fail(err, EMBD_ERR_BASE64_TRAILING_BITS, at + 2,
+                     "non-zero trailing bits in '%c' at %zu (the last of 3 characters)", g[2],
+                     at + 2);
+  }
+  d[0] = (uint8_t)(x >> 16);
+  if (data > 2) d[1] = (uint8_t)(x >> 8);
+  if (data > 3) d[2] = (uint8_t)x;
+  return EMBD_OK;
+}
+
+static inline void embd_b64_ok(embd_error *err) {
+  if (err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+}
+
+static inline embd_result embd_b64_decode_with(embd_b64_dec_block blk, const char *src_,
+                                               size_t len, unsigned flags, void *dst_,
+                                               size_t cap, size_t *written, embd_error *err) {
+  const uint8_t *src = (const uint8_t *)src_;
+  uint8_t *dst = (uint8_t *)dst_;
+  if (written) *written = 0;
+  if ((!src && len) || (flags & ~EMBD_BASE64_KNOWN_FLAGS))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0,
+                     src || !len ? "unknown flags 0x%x" : "NULL input (flags 0x%x)", flags);
+  size_t size = 0, body = 0;
+  embd_result r = embd_b64_size(src, len, flags, &size, &body, err);
+  if (r != EMBD_OK) return r;
+  if (size > cap || (!dst && size))
+    return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 0,
+                     "output too small: %zu bytes decoded, capacity %zu", size, cap);
+  const int url = (flags & EMBD_BASE64_URL) != 0;
+  size_t i = blk ? blk(dst, src, body, url) : 0;
+  i += embd_b64_dec_scalar(dst + i / 4 * 3, src + i, body - i, url);
+  if (i < body) {
+    for (size_t k = 0;; k++)
+      if (!embd_b64_valid(src[i + k], url)) return embd_b64_char_error(src, i + k, url, err);
+  }
+  if (len > body) {
+    r = embd_b64_last(src + body, len - body, body, url, dst + body / 4 * 3, err);
+    if (r != EMBD_OK) return r;
+  }
+  if (written) *written = size;
+  embd_b64_ok(err);
+  return EMBD_OK;
+}
+
+static inline embd_result embd_b64_encoded_size(size_t n, unsigned flags, size_t *size) {
+  if (flags & ~EMBD_BASE64_KNOWN_FLAGS) return EMBD_ERR_INVALID_ARGUMENT;
+  const size_t groups = n / 3, r = n % 3;
+  if (groups > (SIZE_MAX - 4) / 4) return EMBD_ERR_INVALID_ARGUMENT;
+  *size = groups * 4 + (r ? ((flags & EMBD_BASE64_NOPAD) ? r + 1 : 4) : 0);
+  return EMBD_OK;
+}
+
+static inline embd_result embd_b64_encode_with(embd_b64_enc_block blk, const void *src_,
+                                               size_t n, unsigned flags, char *dst,
+                                               size_t cap, size_t *written) {
+  const uint8_t *src = (const uint8_t *)src_;
+  if (written) *written = 0;
+  size_t size;
+  if ((!src && n) || embd_b64_encoded_size(n, flags, &size) != EMBD_OK)
+    return EMBD_ERR_INVALID_ARGUMENT;
+  if (size > cap || (!dst && size)) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  const int url = (flags & EMBD_BASE64_URL) != 0;
+  const uint16_t *t = url ? embd_b64_enc_url : embd_b64_enc_std;
+  const size_t whole = n - n % 3;
+  size_t i = blk ? blk(dst, src, whole, url) : 0;
+  i += embd_b64_enc_scalar(dst + i / 3 * 4, src + i, whole - i, url);
+  if (n > whole) {
+    char *d = dst + whole / 3 * 4;
+    const uint32_t w = (uint32_t)src[whole] << 16 | (n - whole > 1 ? (uint32_t)src[whole + 1] << 8 : 0);
+    const uint16_t a = t[w >> 12], b = t[w & 4095];
+    d[0] = (char)(a & 255), d[1] = (char)(a >> 8);
+    size_t k = 2;
+    if (n - whole > 1) d[k++] = (char)(b & 255);
+    if (!(flags & EMBD_BASE64_NOPAD))
+      while (k < 4) d[k++] = '=';
+  }
+  if (written) *written = size;
+  return EMBD_OK;
+}
+
+#define EMBD_B64_DEFINE_IMPL(name, dec, enc)                                                   \
+  embd_result embd_base64_decode_##name(const char *src, size_t len, unsigned flags, void *dst, \
+                                        size_t cap, size_t *written, embd_error *err) {         \
+    return embd_b64_decode_with(dec, src, len, flags, dst, cap, written, err);                  \
+  }                                                                                             \
+  embd_result embd_base64_encode_##name(const void *src, size_t n, unsigned flags, char *dst,   \
+                                        size_t cap, size_t *written) {                          \
+    return embd_b64_encode_with(enc, src, n, flags, dst, cap, written);                         \
+  }
+
+#endif
