@@ -49,7 +49,8 @@ extern "C" {
 typedef embd_result (*embd_stream_frame_fn)(void *user, const embd_batch_frame *frame);
 
 /* Where frame `index`'s info->dims values go (room for info->dims floats, 4-byte aligned,
- * not inside any chunk fed), or NULL for the callback-only path. Called once per frame. */
+ * not inside any chunk fed), or NULL for the callback-only path (without on_frame: the
+ * frame is validated and skipped). Called once per frame. */
 typedef float *(*embd_stream_dest_fn)(void *user, uint32_t index, const embd_frame_info *info);
 
 typedef struct embd_stream_options {
