@@ -113,5 +113,8 @@ function(embd_add_kernels target)
         ${_p}/arm/crc32_pmull.c)
     endif()
   endif()
+  # Any other processor (32-bit ARM "arm"/"armv7l" included, s390x, ...) gets no kernels:
+  # the library is scalar there. The ARM kernels are AArch64-only (vmull_p64, __crc32d, and
+  # NEON taken for granted), so armhf must not match the aarch64 branch above.
   set(EMBD_KERNELS_BUILT "${EMBD_KERNELS_BUILT}" PARENT_SCOPE)
 endfunction()

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Usage: scripts/cross-test.sh <aarch64|s390x> [builddir]
-# Cross-builds embd (Release, tests on) with cmake/toolchain-<arch>-linux-gnu.cmake and
-# runs the suite under qemu-user through ctest (CMAKE_CROSSCOMPILING_EMULATOR).
+# Usage: scripts/cross-test.sh <aarch64|s390x|armhf> [builddir]
+# Cross-builds embd (Release, tests on) with cmake/toolchain-<triple>.cmake and runs the
+# suite under qemu-user through ctest (CMAKE_CROSSCOMPILING_EMULATOR).
 #   aarch64  little-endian, the NEON tier: CRC32+PMULL, CRC32 only and scalar are each
 #            run (qemu's CPUs all report CRC32 and PMULL, so the lower ones are reached
 #            by masking with EMBD_ISA: the suite's per-tier ctest entries).
 #   s390x    big-endian, scalar only; built with UBSan (-static-libubsan: the runtime
 #            then needs nothing from the target's libs). ASan does not run under
 #            qemu-s390x.
+#   armhf    arm-linux-gnueabihf, 32-bit little-endian: the suite with a 32-bit size_t
+#            (the frame/batch size arithmetic must not overflow). Scalar only (the NEON
+#            and CRC kernels are aarch64-only); UBSan as for s390x. Runs under qemu-arm.
 # Expects the cross compilers and qemu-user (scripts/install-deps.sh installs them).
 # Target cmocka and zlib come from a private sysroot (scripts/cross-sysroot.sh), kept in
 # $EMBD_CROSS_SYSROOT or <builddir>/../sysroot-<arch>, reused across runs.
@@ -18,10 +21,11 @@ set -euo pipefail
 
 arch=${1:-}
 case "$arch" in
-  aarch64) san_default="" ;;
-  s390x) san_default="undefined" ;;
+  aarch64) san_default="" triple=aarch64-linux-gnu qemu=qemu-aarch64 ;;
+  s390x) san_default="undefined" triple=s390x-linux-gnu qemu=qemu-s390x ;;
+  armhf) san_default="undefined" triple=arm-linux-gnueabihf qemu=qemu-arm ;;
   *)
-    echo "usage: $0 <aarch64|s390x> [builddir]" >&2
+    echo "usage: $0 <aarch64|s390x|armhf> [builddir]" >&2
     exit 2
     ;;
 esac
@@ -31,9 +35,8 @@ mkdir -p "$build"
 build=$(cd "$build" && pwd)
 sysroot=${EMBD_CROSS_SYSROOT:-$(dirname "$build")/sysroot-$arch}
 jobs=${EMBD_JOBS:-$(nproc 2>/dev/null || echo 2)}
-triple=$arch-linux-gnu
 
-for tool in "$triple-gcc" "qemu-$arch" cmake ctest; do
+for tool in "$triple-gcc" "$qemu" cmake ctest; do
   command -v "$tool" >/dev/null ||
     { echo "cross-test: $tool not found (scripts/install-deps.sh installs it)" >&2; exit 1; }
 done
@@ -69,7 +72,7 @@ echo "cross-test: $arch: build"
 cmake --build "$build" -j "$jobs" >"$log.build.log" 2>&1 || { tail -60 "$log.build.log"; exit 1; }
 grep -E "warning:" "$log.build.log" || true
 
-echo "cross-test: $arch: ctest (through qemu-$arch)"
+echo "cross-test: $arch: ctest (through $qemu)"
 ctest --test-dir "$build" --output-on-failure -j "$jobs"
 
 if [[ $arch == aarch64 ]]; then

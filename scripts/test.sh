@@ -4,7 +4,8 @@
 #      per forced tier, the dispatcher under qemu-x86_64 -cpu qemu64/Westmere/Haswell,
 #      the fuzz corpora as tests, the exported-symbol check;
 #   2. the same suite built with ASan + UBSan, and with TSan;
-#   3. the suite cross-built for aarch64 and big-endian s390x, run under qemu-user;
+#   3. the suite cross-built for aarch64, big-endian s390x and 32-bit armhf (32-bit
+#      size_t), run under qemu-user;
 #   4. every libFuzzer target for a short time (EMBD_FUZZ_SECONDS, default 30).
 # Installs missing Debian packages first. Build trees go to $EMBD_BUILD_ROOT (default
 # ./build). Ends with one line "N passed, N failed".
@@ -53,6 +54,7 @@ step "tsan (dispatch under concurrent embd_isa_set)" build_and_test "$out/tsan" 
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBD_SANITIZE=thread
 step "aarch64 (qemu)" bash scripts/cross-test.sh aarch64 "$out/aarch64"
 step "s390x big-endian (qemu)" bash scripts/cross-test.sh s390x "$out/s390x"
+step "armhf 32-bit (qemu)" bash scripts/cross-test.sh armhf "$out/armhf"
 step "fuzz (${fuzz_seconds}s per target)" bash scripts/fuzz.sh "$fuzz_seconds" "$out/fuzz"
 
 echo

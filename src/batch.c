@@ -24,7 +24,7 @@ static embd_result rebase(embd_error *err, const embd_error *in, uint32_t idx, s
 
 embd_result embd_batch_size(size_t count, size_t dims, unsigned flags, size_t *size) {
   size_t one;
-  if (!size || (uint64_t)count > UINT32_MAX) return EMBD_ERR_INVALID_ARGUMENT;
+  if (!size || embd_above_u32(count)) return EMBD_ERR_INVALID_ARGUMENT;
   embd_result r = embd_frame_size(dims, flags, &one);
   if (r != EMBD_OK) return r;
   if (count && one > (SIZE_MAX - 4) / count) return EMBD_ERR_INVALID_ARGUMENT;
@@ -87,7 +87,7 @@ embd_result embd_batch_finish(embd_batch_encoder *enc, size_t *written) {
 embd_result embd_batch_encode_f32(const float *v, size_t count, size_t dims,
                                   const embd_frame_encode_options *opt, void *out, size_t cap,
                                   size_t *written) {
-  if (!written || (!v && count && dims) || (uint64_t)count > UINT32_MAX)
+  if (!written || (!v && count && dims) || embd_above_u32(count))
     return EMBD_ERR_INVALID_ARGUMENT;
   *written = 0;
   embd_batch_encoder e;
@@ -100,7 +100,7 @@ embd_result embd_batch_encode_f32(const float *v, size_t count, size_t dims,
 embd_result embd_batch_encode_ptrs(const float *const *vecs, const size_t *dims, size_t count,
                                    const embd_frame_encode_options *opt, void *out, size_t cap,
                                    size_t *written) {
-  if (!written || (count && (!vecs || !dims)) || (uint64_t)count > UINT32_MAX)
+  if (!written || (count && (!vecs || !dims)) || embd_above_u32(count))
     return EMBD_ERR_INVALID_ARGUMENT;
   *written = 0;
   embd_batch_encoder e;

@@ -59,7 +59,7 @@ static uint64_t zbound(uint64_t n) { return n + (n >> 12) + (n >> 14) + (n >> 25
 
 embd_result embd_frame_size(size_t dims, unsigned flags, size_t *size) {
   if (!size || (flags & ~EMBD_FRAME_KNOWN_FLAGS)) return EMBD_ERR_INVALID_ARGUMENT;
-  if ((uint64_t)dims > UINT32_MAX || dims > MAX_DIMS_SIZE) return EMBD_ERR_INVALID_ARGUMENT;
+  if (embd_above_u32(dims) || dims > MAX_DIMS_SIZE) return EMBD_ERR_INVALID_ARGUMENT;
   uint64_t n = (uint64_t)dims * 4;
   if (flags & EMBD_FRAME_ZLIB) n = 4 + zbound(n);
   n += HDR;
@@ -171,7 +171,7 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   }
   deflateEnd(&z);
   if (r != EMBD_OK) return r;
-  if ((uint64_t)zlen > UINT32_MAX) return EMBD_ERR_FRAME_DEFLATE;
+  if (embd_above_u32(zlen)) return EMBD_ERR_FRAME_DEFLATE;
   wr32le(o + HDR, (uint32_t)zlen);
   if (tr) wr32le(zo + zlen, embd_crc32(0, o + HDR, 4 + zlen));
   *written = HDR + 4 + zlen + tr;
@@ -422,7 +422,9 @@ embd_result embd_frame_view(const void *buf, size_t len, const embd_frame_decode
   const uint8_t *p = (const uint8_t *)buf;
   if (!values) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL values pointer");
   *values = NULL;
-  embd_frame_info in;
+  /* Zeroed: gcc (-O2, UBSan) cannot see that check_header fills it on EMBD_OK and warns
+   * (-Wmaybe-uninitialized) about in.flags below. */
+  embd_frame_info in = {0};
   embd_result r = check_header(p, len, opt, &in, err);
   if (r != EMBD_OK) return r;
   r = check_payload_crc(p, &in, err);

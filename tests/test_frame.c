@@ -415,6 +415,140 @@ static void test_dims(void **state) {
   }
 }
 
+/* ---- dims against a 32-bit size_t ----------------------------------------------------------- */
+
+/* The largest dims whose frame (header 16, compressed length 4, trailer 4, 4 bytes a value)
+ * fits in size_t: 0x3FFFFFF9 with a 32-bit size_t; every uint32_t dims with a 64-bit one. */
+#if SIZE_MAX <= UINT32_MAX
+#define DIMS_LIMIT ((uint64_t)0x3FFFFFF9u)
+#else
+#define DIMS_LIMIT ((uint64_t)UINT32_MAX)
+#endif
+
+/* Headers with dims at and past the 32-bit limit: with a 32-bit size_t dims*4 wraps, so
+ * these must be EMBD_ERR_FRAME_DIMS_TOO_LARGE there (and EMBD_ERR_FRAME_TRUNCATED, the
+ * payload being missing, with a 64-bit size_t), from the header alone: the frame ends at
+ * a guard page, so a read past it faults. embd_frame_size and embd_batch_size report
+ * EMBD_ERR_INVALID_ARGUMENT rather than a wrapped size. */
+static void test_dims_size_t_limit(void **state) {
+  (void)state;
+  tu_guard g = {0};
+  assert_int_equal(tu_guard_alloc(&g, 4096), 0);
+  static const uint32_t dims[] = {0x3FFFFFF9u, 0x3FFFFFFAu, 0x3FFFFFFFu, 0x40000000u,
+                                  0x40000001u, 0x80000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+  float out[4];
+  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+    const uint32_t d = dims[i];
+    const int too_large = !dims_fit(d);
+#if SIZE_MAX <= UINT32_MAX
+    assert_int_equal(too_large, d >= 0x3FFFFFFAu);
+#else
+    assert_false(too_large);
+#endif
+    for (uint8_t flags = 0; flags < 4; flags++) {
+      /* Header only; for compressed frames also with a length field (the largest, and 1). */
+      for (int withlen = 0; withlen < ((flags & EMBD_FRAME_ZLIB) ? 3 : 1); withlen++) {
+        const size_t len = withlen ? 20 : 16;
+        uint8_t *h = g.hi - len;
+        seed_header(h, flags, d);
+        if (withlen) put32le(h + 16, withlen == 1 ? 0xFFFFFFFFu : 1);
+        const embd_result want =
+            too_large ? EMBD_ERR_FRAME_DIMS_TOO_LARGE : EMBD_ERR_FRAME_TRUNCATED;
+        const size_t want_off = too_large ? 8 : len;
+        embd_error err;
+        embd_frame_info info;
+        memset(&err, 0, sizeof err);
+        assert_int_equal(embd_frame_header(h, len, NULL, &info, &err), want);
+        assert_int_equal(err.result, want);
+        assert_int_equal(err.offset, want_off);
+        if (too_large) assert_non_null(strstr(err.message, "does not fit in this host's size_t"));
+        assert_int_equal(embd_frame_decode(h, len, NULL, out, 4, &info, &err), want);
+        assert_int_equal(err.offset, want_off);
+        const float *view = out;
+        assert_int_equal(embd_frame_view(h, len, NULL, &view, &info, &err), want);
+        assert_null(view);
+        /* A dims limit or an expected dims does not change which check fires first. */
+        embd_frame_decode_options o = {0, 0, 1};
+        o.expected_dims = 4;
+        assert_int_equal(embd_frame_header(h, len, &o, &info, &err),
+                         too_large ? want : EMBD_ERR_FRAME_DIMS_MISMATCH);
+        o.expected_dims = 0;
+        o.max_dims = UINT32_MAX;
+        assert_int_equal(embd_frame_header(h, len, &o, &info, &err), want);
+      }
+    }
+  }
+  tu_guard_free(&g);
+
+  /* embd_frame_size: OK with the exact (uncompressed) size or a bound that did not wrap,
+   * or EMBD_ERR_INVALID_ARGUMENT when the size does not fit in size_t. */
+  for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+    for (unsigned flags = 0; flags < 4; flags++) {
+      const uint64_t d = dims[i];
+      const uint64_t exact = 16 + 4 * d + ((flags & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0);
+      size_t s = 0;
+      const embd_result r = embd_frame_size((size_t)d, flags, &s);
+      if (d > DIMS_LIMIT || exact > SIZE_MAX) {
+        assert_int_equal(r, EMBD_ERR_INVALID_ARGUMENT);
+        continue;
+      }
+      if (flags & EMBD_FRAME_ZLIB) {
+        if (r == EMBD_OK) assert_true((uint64_t)s >= exact + 4);
+        else assert_int_equal(r, EMBD_ERR_INVALID_ARGUMENT); /* the bound does not fit */
+      } else {
+        assert_int_equal(r, EMBD_OK);
+        assert_true((uint64_t)s == exact);
+      }
+    }
+  }
+  size_t s;
+#if SIZE_MAX <= UINT32_MAX
+  assert_int_equal(embd_frame_size(0x3FFFFFF9u, 0, &s), EMBD_OK);
+  assert_true(s == 0xFFFFFFF4u);
+  assert_int_equal(embd_frame_size(0x3FFFFFF9u, EMBD_FRAME_PAYLOAD_CRC, &s), EMBD_OK);
+  assert_true(s == 0xFFFFFFF8u);
+  assert_int_equal(embd_frame_size(0x3FFFFFF9u, EMBD_FRAME_ZLIB, &s), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_frame_size(0x3FFFFFFAu, 0, &s), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_frame_size(0x40000000u, 0, &s), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_frame_size(0xFFFFFFFFu, 3, &s), EMBD_ERR_INVALID_ARGUMENT);
+#else
+  assert_int_equal(embd_frame_size(0xFFFFFFFFu, 0, &s), EMBD_OK);
+  assert_true((uint64_t)s == 16 + 4 * (uint64_t)0xFFFFFFFFu);
+  assert_int_equal(embd_frame_size((size_t)UINT32_MAX + 1, 0, &s), EMBD_ERR_INVALID_ARGUMENT);
+#endif
+
+  /* embd_batch_size: 4 + count * frame size, never wrapped. */
+  static const struct {
+    size_t count, dims;
+  } bc[] = {{1, 0x3FFFFFF9u}, {2, 0x1FFFFFFCu}, {2, 0x20000000u}, {3, 0x15555555u},
+            {0x10000000u, 1}, {UINT32_MAX, 1}, {UINT32_MAX, 0}, {0, 0x3FFFFFF9u}};
+  for (size_t i = 0; i < sizeof bc / sizeof bc[0]; i++) {
+    for (unsigned flags = 0; flags < 4; flags += 2) { /* exact sizes: no zlib bound */
+      const uint64_t one = 16 + 4 * (uint64_t)bc[i].dims + ((flags & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0);
+      const uint64_t want = 4 + (uint64_t)bc[i].count * one; /* < 2^64: count, dims < 2^32 */
+      size_t bs = 0;
+      const embd_result r = embd_batch_size(bc[i].count, bc[i].dims, flags, &bs);
+      if (want > SIZE_MAX || bc[i].dims > DIMS_LIMIT) {
+        assert_int_equal(r, EMBD_ERR_INVALID_ARGUMENT);
+      } else {
+        assert_int_equal(r, EMBD_OK);
+        assert_true((uint64_t)bs == want);
+      }
+    }
+  }
+#if SIZE_MAX <= UINT32_MAX
+  assert_int_equal(embd_batch_size(1, 0x3FFFFFF9u, EMBD_FRAME_PAYLOAD_CRC, &s), EMBD_OK);
+  assert_true(s == 0xFFFFFFFCu);
+  assert_int_equal(embd_batch_size(2, 0x20000000u, 0, &s), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_batch_size(UINT32_MAX, 1, 0, &s), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_batch_size(1, 0x40000000u, 0, &s), EMBD_ERR_INVALID_ARGUMENT);
+#else
+  assert_int_equal(embd_batch_size(UINT32_MAX, 1, 0, &s), EMBD_OK);
+  assert_true((uint64_t)s == 4 + 20 * (uint64_t)UINT32_MAX);
+  assert_int_equal(embd_batch_size((size_t)UINT32_MAX + 1, 1, 0, &s), EMBD_ERR_INVALID_ARGUMENT);
+#endif
+}
+
 /* ---- encoder errors -------------------------------------------------------------------- */
 
 static void test_encode_errors(void **state) {
@@ -608,7 +742,8 @@ int main(void) {
       cmocka_unit_test(test_strerror),       cmocka_unit_test(test_known_answer),
       cmocka_unit_test(test_f64_rounding),   cmocka_unit_test(test_roundtrip),
       cmocka_unit_test(test_header_corruption), cmocka_unit_test(test_truncation),
-      cmocka_unit_test(test_dims),           cmocka_unit_test(test_encode_errors),
+      cmocka_unit_test(test_dims),           cmocka_unit_test(test_dims_size_t_limit),
+      cmocka_unit_test(test_encode_errors),
       cmocka_unit_test(test_zlib_errors),    cmocka_unit_test(test_payload_crc),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
