@@ -7,6 +7,7 @@
  *   embd/bswap.h   32-bit byte swaps, host <-> wire order (f32 LE, u32 BE)
  *   embd/frame.h   EMBD frames: encode, validate, decode (copy or zero-copy view)
  *   embd/base64.h  base64 (RFC 4648) decode/encode, float32 embeddings in base64
+ *   embd/openai.h  OpenAI-compatible /v1/embeddings responses (float or base64) -> vectors
  */
 #ifndef EMBD_H
 #define EMBD_H
@@ -19,5 +20,6 @@
 #include "embd/batch.h"
 #include "embd/stream.h"
 #include "embd/base64.h"
+#include "embd/openai.h"
 
 #endif

@@ -53,6 +53,14 @@ const char *embd_strerror(embd_result r) {
     case EMBD_ERR_BASE64_PADDING: return "misplaced, partial or excessive base64 padding";
     case EMBD_ERR_BASE64_TRAILING_BITS: return "non-zero trailing bits in the last base64 character";
     case EMBD_ERR_BASE64_F32_LENGTH: return "decoded length not a multiple of 4 bytes (float32)";
+    case EMBD_ERR_OPENAI_JSON: return "malformed JSON";
+    case EMBD_ERR_OPENAI_SHAPE: return "invalid embeddings response (missing or ill-typed field)";
+    case EMBD_ERR_OPENAI_INDEX: return "data[].index missing, duplicate or out of range";
+    case EMBD_ERR_OPENAI_DIMS: return "embeddings of different dimensionality or above the maximum";
+    case EMBD_ERR_OPENAI_COUNT: return "embedding count differs from the expected count";
+    case EMBD_ERR_OPENAI_MODEL: return "appended responses name different models";
+    case EMBD_ERR_OUT_OF_MEMORY: return "out of memory";
+    case EMBD_ERR_OPENAI_UNAVAILABLE: return "embd built without EMBD_WITH_OPENAI (simdjson)";
   }
   return "unknown result";
 }

@@ -67,7 +67,18 @@ typedef enum embd_result {
   EMBD_ERR_BASE64_CHAR = 25,         /* a character outside the alphabet (whitespace too) */
   EMBD_ERR_BASE64_PADDING = 26,      /* '=' misplaced, partial or excessive */
   EMBD_ERR_BASE64_TRAILING_BITS = 27, /* the last character carries non-zero unused bits */
-  EMBD_ERR_BASE64_F32_LENGTH = 28    /* decoded byte length not a multiple of 4 (float32) */
+  EMBD_ERR_BASE64_F32_LENGTH = 28,   /* decoded byte length not a multiple of 4 (float32) */
+  /* OpenAI-compatible embeddings responses (embd/openai.h) */
+  EMBD_ERR_OPENAI_JSON = 29,        /* malformed JSON */
+  EMBD_ERR_OPENAI_SHAPE = 30,       /* invalid response: a missing or ill-typed field, an
+                                       embedding of the wrong shape */
+  EMBD_ERR_OPENAI_INDEX = 31,       /* data[].index missing, not an integer, duplicate or
+                                       out of range */
+  EMBD_ERR_OPENAI_DIMS = 32,        /* vectors of different dimensionality, or above max_dims */
+  EMBD_ERR_OPENAI_COUNT = 33,       /* vector count differs from expected_count */
+  EMBD_ERR_OPENAI_MODEL = 34,       /* appended responses name different models */
+  EMBD_ERR_OUT_OF_MEMORY = 35,      /* an allocation failed */
+  EMBD_ERR_OPENAI_UNAVAILABLE = 36  /* built without EMBD_WITH_OPENAI (simdjson) */
 } embd_result;
 
 /* Filled by decoders on failure (and reset on success): the result, the byte offset in

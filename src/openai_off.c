@@ -1,0 +1,32 @@
+/* embd/openai.h when the library is built without EMBD_WITH_OPENAI (no simdjson): the
+ * functions exist, decode and append report EMBD_ERR_OPENAI_UNAVAILABLE. */
+#include <string.h>
+
+#include "embd/openai.h"
+#include "internal.h"
+
+void embd_openai_init(embd_openai_embeddings *e) {
+  if (e) memset(e, 0, sizeof *e);
+}
+
+void embd_openai_free(embd_openai_embeddings *e) {
+  if (e) memset(e, 0, sizeof *e);
+}
+
+static embd_result unavailable(embd_openai_embeddings *e, embd_error *err) {
+  if (e) embd_openai_free(e);
+  return embd_fail(err, EMBD_ERR_OPENAI_UNAVAILABLE, 0,
+                   "embd was built without EMBD_WITH_OPENAI (simdjson)");
+}
+
+embd_result embd_openai_decode(embd_openai_embeddings *e, const char *json, size_t len,
+                               const embd_openai_options *opt, embd_error *err) {
+  (void)json, (void)len, (void)opt;
+  return unavailable(e, err);
+}
+
+embd_result embd_openai_append(embd_openai_embeddings *e, const char *json, size_t len,
+                               const embd_openai_options *opt, embd_error *err) {
+  (void)json, (void)len, (void)opt;
+  return unavailable(e, err);
+}
