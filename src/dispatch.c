@@ -16,7 +16,9 @@
 /* ---- the registry ---------------------------------------------------------------- */
 
 #define REQ_SSE42 (EMBD_CPU_SSSE3 | EMBD_CPU_SSE42 | EMBD_CPU_PCLMULQDQ)
-#define REQ_AVX2 (REQ_SSE42 | EMBD_CPU_AVX2)
+/* The avx2 and avx512 kernel files are compiled with -mbmi2 (cmake/EmbdIsaFlags.cmake):
+ * the compiler may emit BMI2 anywhere in them, so every such implementation needs it. */
+#define REQ_AVX2 (REQ_SSE42 | EMBD_CPU_AVX2 | EMBD_CPU_BMI2)
 #define REQ_AVX512                                                                 \
   (REQ_AVX2 | EMBD_CPU_AVX512F | EMBD_CPU_AVX512BW | EMBD_CPU_AVX512VL |           \
    EMBD_CPU_AVX512VBMI | EMBD_CPU_VPCLMULQDQ)
