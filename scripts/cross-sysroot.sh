@@ -23,9 +23,10 @@ esac
 [[ -n "$dir" ]] || { echo "usage: $0 <aarch64|s390x|armhf> <dir>" >&2; exit 2; }
 
 pkgs=(libcmocka0 libcmocka-dev zlib1g zlib1g-dev)
+pkgs+=(libsimdjson14 libsimdjson-dev)  # embd/openai.h (EMBD_WITH_OPENAI)
 stamp="$dir/.embd-sysroot-$debarch"
-if [[ -f "$stamp" ]]; then
-  exit 0
+if [[ -f "$stamp" ]] && grep -qxF "packages: ${pkgs[*]}" "$stamp"; then
+  exit 0  # a sysroot made with a shorter package list is completed below
 fi
 
 sudo=()
@@ -71,4 +72,4 @@ dir=$(cd "$dir" && pwd)
   done
   for d in *_"$debarch".deb; do dpkg-deb -x "$d" "$dir"; done
 )
-date -u +%FT%TZ >"$stamp"
+{ date -u +%FT%TZ; echo "packages: ${pkgs[*]}"; } >"$stamp"

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang, ASan and UBSan, and runs each fuzz_* target for
 # N seconds (default 30) on a temporary copy of its seed corpus fuzz/corpus/<name>/.
 # Fails if any target crashes, leaks, trips a sanitizer or finds a mismatch.
-# Targets: every fuzz/fuzz_<name>.c (crc32, frame, stream, batch, base64), as listed in
+# Targets: every fuzz/fuzz_<name>.c (crc32, frame, stream, batch, base64, openai), as listed in
 # EMBD_FUZZ_TARGETS in fuzz/CMakeLists.txt.
 #
 #   scripts/fuzz.sh [seconds]
@@ -10,6 +10,7 @@
 # Environment:
 #   EMBD_FUZZ_BUILD_DIR  build directory (default: <repo>/build/fuzz)
 #   CC                   clang to use (default: clang; needs libclang-rt-<ver>-dev)
+#   CXX                  clang++ for src/openai.cc (default: CC with clang -> clang++)
 #   EMBD_FUZZ_JOBS       parallel build jobs (default: 2)
 #   EMBD_FUZZ_ARGS       extra libFuzzer arguments, e.g. "-max_len=65536"
 #   EMBD_FUZZ_KEEP=1     keep the temporary corpora and crash artifacts directory
@@ -27,6 +28,7 @@ fi
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${EMBD_FUZZ_BUILD_DIR:-$root/build/fuzz}
 cc=${CC:-clang}
+cxx=${CXX:-${cc/clang/clang++}}
 jobs=${EMBD_FUZZ_JOBS:-2}
 
 if ! "$cc" --version 2>/dev/null | grep -qi clang; then
@@ -49,7 +51,7 @@ command -v ninja >/dev/null 2>&1 && [[ ! -f $build/CMakeCache.txt ]] && gen=(-G 
 # RelWithDebInfo: optimised like the real thing (kernels behave as shipped) with symbols
 # for the sanitizer reports. Tests and benchmarks are not needed here.
 mkdir -p "$build"
-CC=$cc cmake -S "$root" -B "$build" "${gen[@]}" \
+CC=$cc CXX=$cxx cmake -S "$root" -B "$build" "${gen[@]}" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DEMBD_BUILD_FUZZ=ON -DEMBD_BUILD_TESTS=OFF -DEMBD_BUILD_BENCH=OFF -DEMBD_INSTALL=OFF \
   -DEMBD_SANITIZE=address,undefined >"$build/configure.log" 2>&1 || {
