@@ -163,9 +163,11 @@ struct decoder {
     size_t bytes = m / 4 * 3 - (m % 4 == 0 && m >= 4 ? pads : 0);
     embd_error be;
     size_t got = 0;
-    if (m == 0 || m % 4 != 0 || bytes % 4 != 0) {
+    if (m == 0) return check_dims(k, 0, at);
+    if (m % 4 != 0 || bytes % 4 != 0) {
       // Invalid: let the base64 decoder name the problem (length rules come first).
-      embd_result r = embd_base64_decode_f32(p, m, 0, nullptr, 0, &got, &be);
+      float none[1];
+      embd_result r = embd_base64_decode_f32(p, m, 0, none, 0, &got, &be);
       if (r == EMBD_OK || r == EMBD_ERR_OUTPUT_TOO_SMALL) return check_dims(k, 0, at);
       return fail(err, r, unescaped ? at : at + 1 + be.offset,
                   "data[%zu].embedding: base64: %s (body byte %zu)", k, be.message,
