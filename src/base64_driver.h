@@ -203,6 +203,10 @@ static inline embd_result embd_b64_decode_with(embd_b64_dec_block blk, const cha
   if (size > cap || (!dst && size))
     return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 0,
                      "output too small: %zu bytes decoded, capacity %zu", size, cap);
+  if (len == 0) { /* the only input that decodes to nothing: dst may be NULL */
+    embd_b64_ok(err);
+    return EMBD_OK;
+  }
   const int url = (flags & EMBD_BASE64_URL) != 0;
   size_t i = blk ? blk(dst, src, body, url) : 0;
   i += embd_b64_dec_scalar(dst + i / 4 * 3, src + i, body - i, url);
@@ -236,6 +240,7 @@ static inline embd_result embd_b64_encode_with(embd_b64_enc_block blk, const voi
   if ((!src && n) || embd_b64_encoded_size(n, flags, &size) != EMBD_OK)
     return EMBD_ERR_INVALID_ARGUMENT;
   if (size > cap || (!dst && size)) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  if (n == 0) return EMBD_OK; /* src and dst may be NULL */
   const int url = (flags & EMBD_BASE64_URL) != 0;
   const uint16_t *t = url ? embd_b64_enc_url : embd_b64_enc_std;
   const size_t whole = n - n % 3;
