@@ -44,6 +44,8 @@ def load(fp):
         else:
             runs.setdefault(key, []).append(v)
     res = {k: medians.get(k, statistics.median(v)) for k, v in runs.items()}
+    for k, v in medians.items():  # --benchmark_report_aggregates_only: no single runs
+        res.setdefault(k, v)
     return res, skipped, order
 
 
