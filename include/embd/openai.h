@@ -48,9 +48,12 @@
  * data[k] is the k-th item of the data array (0-based), whatever its index says.
  *
  * The input is never modified. simdjson reads up to 64 bytes (SIMDJSON_PADDING) past the
- * end of the JSON: set options.padding to the number of readable bytes the caller
- * guarantees after json[len]; with less than 64 the body is first copied into a padded
- * buffer the decoder keeps (and reuses) in e.
+ * end of the JSON (their content does not matter): set options.padding to the number of
+ * readable bytes the caller guarantees after json[len]. With less than 64, the body is
+ * parsed in place when those 64 bytes lie in the same 4 KiB block as its last byte (a
+ * read there cannot fault), and otherwise first copied into a padded buffer the decoder
+ * keeps (and reuses) in e. Sanitizer builds of the library always copy; so should a
+ * caller who runs it under valgrind: set padding only when it is true.
  *
  * Not thread-safe per object: one embd_openai_embeddings (it holds the parser) must not be
  * used by two threads at once; distinct objects are independent.
