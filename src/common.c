@@ -61,6 +61,19 @@ const char *embd_strerror(embd_result r) {
     case EMBD_ERR_OPENAI_MODEL: return "appended responses name different models";
     case EMBD_ERR_OUT_OF_MEMORY: return "out of memory";
     case EMBD_ERR_OPENAI_UNAVAILABLE: return "embd built without EMBD_WITH_OPENAI (simdjson)";
+    case EMBD_ERR_CODEC_UNKNOWN_TYPE: return "unknown Codec frame type";
+    case EMBD_ERR_CODEC_TOKENS_LENGTH: return "TOKENS payload not a multiple of 4 bytes";
+    case EMBD_ERR_CODEC_EOS_PAYLOAD: return "EOS frame with a payload";
+    case EMBD_ERR_CODEC_UTF8: return "invalid UTF-8 in a HELLO, READY or ERROR frame";
+    case EMBD_ERR_CODEC_FRAME_TOO_LARGE: return "Codec frame larger than the caller's maximum";
+    case EMBD_ERR_CODEC_TRUNCATED: return "input ends inside a Codec frame";
+    case EMBD_ERR_CODEC_HANDSHAKE: return "malformed HELLO or READY";
+    case EMBD_ERR_CODEC_NO_TOKENIZER: return "no tokenizer in common";
+    case EMBD_ERR_MSGPACK: return "malformed msgpack stream frame";
+    case EMBD_ERR_PROTOBUF: return "malformed protobuf stream frame";
+    case EMBD_ERR_MAP_SCHEMA: return "tokenizer map breaks the schema";
+    case EMBD_ERR_MAP_HASH: return "tokenizer map sha256 mismatch";
+    case EMBD_ERR_UNKNOWN_TOKEN: return "token id not in the tokenizer map";
   }
   return "unknown result";
 }

@@ -78,7 +78,23 @@ typedef enum embd_result {
   EMBD_ERR_OPENAI_COUNT = 33,       /* vector count differs from expected_count */
   EMBD_ERR_OPENAI_MODEL = 34,       /* appended responses name different models */
   EMBD_ERR_OUT_OF_MEMORY = 35,      /* an allocation failed */
-  EMBD_ERR_OPENAI_UNAVAILABLE = 36  /* built without EMBD_WITH_OPENAI (simdjson) */
+  EMBD_ERR_OPENAI_UNAVAILABLE = 36, /* built without EMBD_WITH_OPENAI (simdjson) */
+  /* Codec token transport: session frames and handshake (embd/codec.h) */
+  EMBD_ERR_CODEC_UNKNOWN_TYPE = 37,   /* a frame type byte outside 0x00..0x06 */
+  EMBD_ERR_CODEC_TOKENS_LENGTH = 38,  /* a TOKENS payload that is not a multiple of 4 bytes */
+  EMBD_ERR_CODEC_EOS_PAYLOAD = 39,    /* an EOS frame with a payload */
+  EMBD_ERR_CODEC_UTF8 = 40,           /* invalid UTF-8 in HELLO, READY or ERROR */
+  EMBD_ERR_CODEC_FRAME_TOO_LARGE = 41, /* payload_len above the caller's maximum */
+  EMBD_ERR_CODEC_TRUNCATED = 42,      /* the input ends inside a frame */
+  EMBD_ERR_CODEC_HANDSHAKE = 43,      /* HELLO/READY JSON malformed or a field ill-typed */
+  EMBD_ERR_CODEC_NO_TOKENIZER = 44,   /* none of the client's tokenizers is supported */
+  /* the engines' stream modes (embd/codec_stream.h) */
+  EMBD_ERR_MSGPACK = 45,              /* malformed msgpack, or not the frame map's shape */
+  EMBD_ERR_PROTOBUF = 46,             /* malformed protobuf, or not CodecFrame's shape */
+  /* tokenizer maps and detokenization (embd/tokmap.h) */
+  EMBD_ERR_MAP_SCHEMA = 47,           /* a map that breaks the schema (the field is named) */
+  EMBD_ERR_MAP_HASH = 48,             /* the map's bytes do not have the expected sha256 */
+  EMBD_ERR_UNKNOWN_TOKEN = 49         /* an id the map does not have */
 } embd_result;
 
 /* Filled by decoders on failure (and reset on success): the result, the byte offset in
