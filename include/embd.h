@@ -8,6 +8,7 @@
  *   embd/frame.h   EMBD frames: encode, validate, decode (copy or zero-copy view)
  *   embd/base64.h  base64 (RFC 4648) decode/encode, float32 embeddings in base64
  *   embd/openai.h  OpenAI-compatible /v1/embeddings responses (float or base64) -> vectors
+ *   embd/tokmap.h  Codec tokenizer maps (sha256-checked) and lazy detokenization to UTF-8
  */
 #ifndef EMBD_H
 #define EMBD_H
@@ -21,5 +22,6 @@
 #include "embd/stream.h"
 #include "embd/base64.h"
 #include "embd/openai.h"
+#include "embd/tokmap.h"
 
 #endif
