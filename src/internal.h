@@ -126,6 +126,29 @@ EMBD_B64_DECLARE(neon)
 EMBD_INTERNAL embd_base64_decode_fn embd_base64_decode_dispatched(void);
 EMBD_INTERNAL embd_base64_encode_fn embd_base64_encode_dispatched(void);
 
+/* ---- 32-bit wire words arriving in pieces (stream.c, codec.c) ---- */
+/* Writes bytes [q, q + n) of a run of 32-bit wire words to the host-order words at d (the
+ * words' bytes: byte q of the wire lands at host byte q, or q ^ 3 when `swap`, i.e. when
+ * the wire order is not the host's). Whole words go through `words` (the host-order
+ * converter: dst 4-byte aligned since d is and q % 4 == 0 there). */
+static inline void embd_put_wire_words_(uint8_t *d, size_t q, const uint8_t *p, size_t n,
+                                        int swap, void (*words)(uint8_t *, const uint8_t *, size_t)) {
+  const size_t x = swap ? 3 : 0;
+  for (; n && (q & 3); n--) d[q++ ^ x] = *p++;
+  const size_t w = n / 4;
+  if (w) {
+    words(d + q, p, w);
+    q += 4 * w, p += 4 * w, n -= 4 * w;
+  }
+  for (; n; n--) d[q++ ^ x] = *p++;
+}
+static inline int embd_host_le_(void) {
+  const uint16_t one = 1;
+  uint8_t b;
+  memcpy(&b, &one, 1);
+  return b;
+}
+
 /* ---- frames (frame.c), for the batch and stream decoders ---- */
 /* The 16 header bytes at p (avail >= 16 bytes present): validates them (and the dims
  * limits in opt) and sets *need to the whole frame's size, or to 20 for a compressed frame

@@ -34,13 +34,6 @@ struct embd_stream {
   size_t trn;
 };
 
-static int host_le(void) {
-  const uint16_t one = 1;
-  uint8_t b;
-  memcpy(&b, &one, 1);
-  return b;
-}
-
 static uint32_t rd32le(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -156,19 +149,13 @@ static embd_result deliver(embd_stream *s, const uint8_t *p, size_t n, uint64_t 
   return complete(s, &f, off);
 }
 
-/* Payload byte q is byte q % 4 of a little-endian float32: its place in host memory. */
-static size_t host_byte(size_t q, int le) { return le ? q : (q & ~(size_t)3) | (3 - (q & 3)); }
+static void f32_words(uint8_t *d, const uint8_t *p, size_t n) {
+  embd_f32_from_le((float *)(void *)d, p, n);
+}
 
-/* Writes payload bytes [q, q + n) to the destination's floats. */
+/* Writes payload bytes [q, q + n) (little-endian float32s) to the destination's floats. */
 static void put_bytes(uint8_t *d, size_t q, const uint8_t *p, size_t n) {
-  const int le = host_le();
-  for (; n && (q & 3); n--) d[host_byte(q++, le)] = *p++;
-  const size_t words = n / 4;
-  if (words) {
-    embd_f32_from_le((float *)(void *)(d + q), p, words); /* q % 4 == 0: aligned floats */
-    q += 4 * words, p += 4 * words, n -= 4 * words;
-  }
-  for (; n; n--) d[host_byte(q++, le)] = *p++;
+  embd_put_wire_words_(d, q, p, n, !embd_host_le_(), f32_words);
 }
 
 /* The header of an uncompressed frame larger than what is at hand is in (16 bytes at h,

@@ -1,0 +1,567 @@
+/* Codec session frames: encoder, one-shot decoder, forwarding, and the stream reader.
+ * See include/embd/codec.h and docs/CODEC.md. */
+#include "embd/codec.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define CH EMBD_CODEC_HEADER_SIZE
+
+static const char *const type_names[7] = {"HELLO", "READY",         "TOKENS", "EOS",
+                                          "ERROR", "LATENT_HEADER", "LATENTS"};
+
+const char *embd_codec_type_name(unsigned type) {
+  return type < 7 ? type_names[type] : "unknown";
+}
+
+static int known(unsigned t) { return t <= EMBD_CODEC_LATENTS; }
+static int is_text(unsigned t) {
+  return t == EMBD_CODEC_HELLO || t == EMBD_CODEC_READY || t == EMBD_CODEC_ERROR;
+}
+
+static uint32_t rd32be(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+static void wr32be(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+}
+
+/* ---- UTF-8 (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF) ---------- */
+
+/* 0 if valid; else 1 + the offset of the first bad sequence, *why naming the problem. */
+static size_t utf8_bad(const uint8_t *s, size_t n, const char **why) {
+  size_t i = 0;
+  while (i < n) {
+    const uint8_t c = s[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    size_t k;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      k = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      k = 2;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      k = 3;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    } else {
+      *why = c >= 0x80 && c <= 0xBF ? "unexpected continuation byte"
+             : c == 0xC0 || c == 0xC1 ? "overlong encoding"
+                                      : "byte above U+10FFFF's lead";
+      return i + 1;
+    }
+    if (n - i - 1 < k) {
+      /* Truncated at the end, unless a byte before the end is already wrong. */
+      for (size_t j = 1; i + j < n; j++) {
+        const uint8_t b = s[i + j];
+        if (b < (j == 1 ? lo : 0x80) || b > (j == 1 ? hi : 0xBF)) goto bad;
+      }
+      *why = "truncated sequence";
+      return i + 1;
+    }
+    if (s[i + 1] < lo || s[i + 1] > hi) goto bad;
+    for (size_t j = 2; j <= k; j++)
+      if ((s[i + j] & 0xC0) != 0x80) goto bad;
+    i += k + 1;
+    continue;
+  bad:
+    if (c == 0xE0 || c == 0xF0)
+      *why = (s[i + 1] & 0xC0) == 0x80 ? "overlong encoding" : "truncated sequence";
+    else if (c == 0xED)
+      *why = (s[i + 1] & 0xC0) == 0x80 ? "surrogate (U+D800-U+DFFF)" : "truncated sequence";
+    else if (c == 0xF4)
+      *why = (s[i + 1] & 0xC0) == 0x80 ? "above U+10FFFF" : "truncated sequence";
+    else
+      *why = "truncated sequence";
+    return i + 1;
+  }
+  return 0;
+}
+
+size_t embd_codec_utf8_check(const void *p, size_t len) {
+  const char *why;
+  if (!p) return 0;
+  return utf8_bad((const uint8_t *)p, len, &why);
+}
+
+/* ---- frame checks shared by the one-shot decoder and the reader ---------------------- */
+
+static size_t max_of(size_t m) {
+  if (!m) return EMBD_CODEC_DEFAULT_MAX_PAYLOAD;
+  return embd_above_u32(m) ? (size_t)UINT32_MAX : m;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+static embd_result ffail(embd_error *err, embd_result r, uint64_t off, uint32_t index,
+                         uint64_t start, const char *fmt, ...) {
+  char d[120];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(d, sizeof d, fmt, ap);
+  va_end(ap);
+  return embd_fail(err, r, (size_t)off, "frame %lu at byte %llu: %s", (unsigned long)index,
+                   (unsigned long long)start, d);
+}
+
+static embd_result check_type(uint8_t t, uint32_t index, uint64_t start, embd_error *err) {
+  if (known(t)) return EMBD_OK;
+  return ffail(err, EMBD_ERR_CODEC_UNKNOWN_TYPE, start, index, start,
+               "unknown frame type 0x%02x (known: 0x00-0x06)", t);
+}
+
+/* The 5 header bytes at h (type already checked): the length rules; *need = frame size. */
+static embd_result check_header(const uint8_t *h, size_t max, uint32_t index, uint64_t start,
+                                uint64_t *need, embd_error *err) {
+  const uint32_t plen = rd32be(h + 1);
+  if (h[0] == EMBD_CODEC_TOKENS && plen % 4)
+    return ffail(err, EMBD_ERR_CODEC_TOKENS_LENGTH, start + 1, index, start,
+                 "TOKENS payload of %lu bytes is not a multiple of 4", (unsigned long)plen);
+  if (h[0] == EMBD_CODEC_EOS && plen)
+    return ffail(err, EMBD_ERR_CODEC_EOS_PAYLOAD, start + 1, index, start,
+                 "EOS with a payload of %lu bytes (must be empty)", (unsigned long)plen);
+  if (plen > max)
+    return ffail(err, EMBD_ERR_CODEC_FRAME_TOO_LARGE, start + 1, index, start,
+                 "%s payload of %lu bytes is above the maximum of %zu", type_names[h[0]],
+                 (unsigned long)plen, max);
+  *need = (uint64_t)CH + plen;
+  return EMBD_OK;
+}
+
+/* A complete frame's payload rules (UTF-8). */
+static embd_result check_payload(const uint8_t *p, size_t n, uint32_t index, uint64_t start,
+                                 embd_error *err) {
+  if (!is_text(p[0])) return EMBD_OK;
+  const char *why = "";
+  const size_t bad = utf8_bad(p + CH, n - CH, &why);
+  if (!bad) return EMBD_OK;
+  return ffail(err, EMBD_ERR_CODEC_UTF8, start + CH + bad - 1, index, start,
+               "%s payload: invalid UTF-8 at payload byte %zu (0x%02x: %s)", type_names[p[0]],
+               bad - 1, p[CH + bad - 1], why);
+}
+
+/* The input ends `got` bytes into the frame starting at `start` (whose header, when got >= 5,
+ * is at h). */
+static embd_result truncated(const uint8_t *h, uint64_t got, uint32_t index, uint64_t start,
+                             embd_error *err) {
+  if (got < CH)
+    return ffail(err, EMBD_ERR_CODEC_TRUNCATED, start + got, index, start,
+                 "truncated: the input ends after %llu of the 5 header bytes",
+                 (unsigned long long)got);
+  return ffail(err, EMBD_ERR_CODEC_TRUNCATED, start + got, index, start,
+               "truncated: %s frame of %llu bytes, the input ends after %llu", type_names[h[0]],
+               (unsigned long long)(CH + (uint64_t)rd32be(h + 1)), (unsigned long long)got);
+}
+
+static void clear(embd_error *err) {
+  if (err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+}
+
+/* ---- one-shot ----------------------------------------------------------------------- */
+
+static embd_result decode_at(const uint8_t *b, size_t len, size_t pos, uint32_t index,
+                             size_t max, embd_codec_frame *f, size_t *consumed,
+                             embd_error *err) {
+  const uint8_t *p = b + pos;
+  const size_t avail = len - pos;
+  embd_result r = check_type(p[0], index, pos, err);
+  if (r != EMBD_OK) return r;
+  if (avail < CH) return truncated(p, avail, index, pos, err);
+  uint64_t need;
+  if ((r = check_header(p, max, index, pos, &need, err)) != EMBD_OK) return r;
+  if (need > avail) return truncated(p, avail, index, pos, err);
+  if ((r = check_payload(p, (size_t)need, index, pos, err)) != EMBD_OK) return r;
+  f->type = p[0];
+  f->index = index;
+  f->offset = pos;
+  f->payload = p + CH;
+  f->payload_len = (size_t)need - CH;
+  f->ids = NULL;
+  *consumed = (size_t)need;
+  clear(err);
+  return EMBD_OK;
+}
+
+embd_result embd_codec_decode_frame(const void *buf, size_t len,
+                                    const embd_codec_decode_options *opt, embd_codec_frame *frame,
+                                    size_t *consumed, embd_error *err) {
+  if ((!buf && len) || !frame || !consumed)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer, frame or consumed");
+  if (!len) return truncated(NULL, 0, 0, 0, err);
+  return decode_at((const uint8_t *)buf, len, 0, 0, max_of(opt ? opt->max_payload : 0), frame,
+                   consumed, err);
+}
+
+embd_result embd_codec_next(const void *buf, size_t len, size_t *pos, uint32_t *index,
+                            const embd_codec_decode_options *opt, embd_codec_frame *frame,
+                            embd_error *err) {
+  if (!buf || !pos || !index || !frame || *pos >= len)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, pos ? *pos : 0,
+                     "NULL argument, or no bytes left at *pos");
+  size_t used;
+  embd_result r = decode_at((const uint8_t *)buf, len, *pos, *index,
+                            max_of(opt ? opt->max_payload : 0), frame, &used, err);
+  if (r != EMBD_OK) return r;
+  *pos += used;
+  ++*index;
+  return EMBD_OK;
+}
+
+embd_result embd_codec_tokens(const embd_codec_frame *f, uint32_t *ids, size_t cap, size_t *n) {
+  if (!f || !n || f->type != EMBD_CODEC_TOKENS || f->payload_len % 4) return EMBD_ERR_INVALID_ARGUMENT;
+  const size_t k = f->payload_len / 4;
+  *n = k;
+  if (!k) return EMBD_OK;
+  if (!ids) return EMBD_ERR_INVALID_ARGUMENT;
+  if (cap < k) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  if (f->payload) {
+    embd_u32_from_be(ids, f->payload, k);
+  } else if (f->ids) {
+    if (ids != f->ids) memmove(ids, f->ids, k * 4);
+  } else {
+    return EMBD_ERR_INVALID_ARGUMENT;
+  }
+  return EMBD_OK;
+}
+
+/* ---- encoding ----------------------------------------------------------------------- */
+
+embd_result embd_codec_frame_size(unsigned type, size_t payload_len, size_t *size) {
+  if (!size || !known(type) || embd_above_u32(payload_len) || payload_len > SIZE_MAX - CH)
+    return EMBD_ERR_INVALID_ARGUMENT;
+  *size = CH + payload_len;
+  return EMBD_OK;
+}
+
+embd_result embd_codec_encode_frame(unsigned type, const void *payload, size_t len, void *out,
+                                    size_t cap, size_t *written) {
+  size_t size;
+  if (!written || (!payload && len)) return EMBD_ERR_INVALID_ARGUMENT;
+  if (type == EMBD_CODEC_TOKENS && len % 4) return EMBD_ERR_CODEC_TOKENS_LENGTH;
+  if (type == EMBD_CODEC_EOS && len) return EMBD_ERR_CODEC_EOS_PAYLOAD;
+  embd_result r = embd_codec_frame_size(type, len, &size);
+  if (r != EMBD_OK) return known(type) ? r : EMBD_ERR_CODEC_UNKNOWN_TYPE;
+  if (is_text(type) && embd_codec_utf8_check(payload, len)) return EMBD_ERR_CODEC_UTF8;
+  *written = size;
+  if (cap < size) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  if (!out) return EMBD_ERR_INVALID_ARGUMENT;
+  uint8_t *o = (uint8_t *)out;
+  o[0] = (uint8_t)type;
+  wr32be(o + 1, (uint32_t)len);
+  if (len) memcpy(o + CH, payload, len);
+  return EMBD_OK;
+}
+
+embd_result embd_codec_encode_tokens(const uint32_t *ids, size_t n, void *out, size_t cap,
+                                     size_t *written) {
+  if (!written || (!ids && n) || n > 0x3FFFFFFFu) return EMBD_ERR_INVALID_ARGUMENT;
+  const size_t size = CH + 4 * n;
+  *written = size;
+  if (cap < size) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  if (!out) return EMBD_ERR_INVALID_ARGUMENT;
+  uint8_t *o = (uint8_t *)out;
+  o[0] = EMBD_CODEC_TOKENS;
+  wr32be(o + 1, (uint32_t)(4 * n));
+  embd_u32_to_be(o + CH, ids, n);
+  return EMBD_OK;
+}
+
+embd_result embd_codec_tokens_frames_size(size_t n, size_t per_frame, size_t *size) {
+  if (!size || !per_frame || per_frame > 0x3FFFFFFFu) return EMBD_ERR_INVALID_ARGUMENT;
+  const size_t frames = n / per_frame + (n % per_frame != 0);
+  if (n > (SIZE_MAX - CH * frames) / 4) return EMBD_ERR_INVALID_ARGUMENT;
+  *size = 4 * n + CH * frames;
+  return EMBD_OK;
+}
+
+embd_result embd_codec_encode_tokens_frames(const uint32_t *ids, size_t n, size_t per_frame,
+                                            void *out, size_t cap, size_t *written) {
+  size_t size;
+  if (!written || (!ids && n)) return EMBD_ERR_INVALID_ARGUMENT;
+  embd_result r = embd_codec_tokens_frames_size(n, per_frame, &size);
+  if (r != EMBD_OK) return r;
+  *written = size;
+  if (cap < size) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  if (!out && size) return EMBD_ERR_INVALID_ARGUMENT;
+  uint8_t *o = (uint8_t *)out;
+  for (size_t i = 0; i < n; i += per_frame) {
+    const size_t k = n - i < per_frame ? n - i : per_frame;
+    size_t w;
+    embd_codec_encode_tokens(ids + i, k, o, CH + 4 * k, &w);
+    o += w;
+  }
+  return EMBD_OK;
+}
+
+embd_result embd_codec_forward(const void *in, size_t len, const embd_codec_decode_options *opt,
+                               unsigned types, void *out, size_t cap, size_t *written,
+                               size_t *frames, embd_error *err) {
+  if (!written || (!in && len) || (!out && cap))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL input, output or written");
+  if (!types) types = 1u << EMBD_CODEC_TOKENS | 1u << EMBD_CODEC_EOS;
+  const uint8_t *b = (const uint8_t *)in;
+  uint8_t *o = (uint8_t *)out;
+  size_t pos = 0, w = 0, nf = 0;
+  uint32_t index = 0;
+  embd_result r = EMBD_OK, short_out = EMBD_OK;
+  *written = 0;
+  if (frames) *frames = 0;
+  while (pos < len) {
+    embd_codec_frame f;
+    const size_t at = pos;
+    if ((r = embd_codec_next(b, len, &pos, &index, opt, &f, err)) != EMBD_OK) break;
+    if (!(types >> f.type & 1u)) continue;
+    const size_t n = pos - at;
+    if (short_out == EMBD_OK && cap - w >= n) {
+      memcpy(o + w, b + at, n);
+      nf++;
+    } else {
+      short_out = EMBD_ERR_OUTPUT_TOO_SMALL;
+    }
+    w += n;
+  }
+  if (r == EMBD_OK && short_out != EMBD_OK) {
+    *written = w;
+    return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 0,
+                     "forwarding needs %zu bytes of output, the capacity is %zu", w, cap);
+  }
+  if (r == EMBD_OK) clear(err);
+  *written = short_out == EMBD_OK ? w : 0;
+  if (frames) *frames = nf;
+  return r;
+}
+
+/* ---- the stream reader -------------------------------------------------------------- */
+
+struct embd_codec_reader {
+  embd_codec_reader_options o;
+  size_t max;    /* max payload */
+  uint8_t *buf;  /* the frame being assembled */
+  size_t cap, blen;
+  uint64_t need; /* its size, 0 while its header is incomplete */
+  uint64_t pos;  /* bytes consumed */
+  uint32_t index;
+  embd_result status;
+  embd_error err;
+  int asked;     /* tokens_dest was asked for the current frame and said NULL */
+  /* The TOKENS frame whose ids go straight to caller memory. */
+  int direct;
+  uint8_t *dst;
+  size_t plen, done;
+  uint64_t start;
+  uint8_t hdr[CH];
+};
+
+embd_result embd_codec_reader_create(const embd_codec_reader_options *opt, embd_codec_reader **out) {
+  if (!out) return EMBD_ERR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (!opt || (!opt->on_frame && !opt->tokens_dest) || embd_above_u32(opt->max_payload))
+    return EMBD_ERR_INVALID_ARGUMENT;
+  embd_codec_reader *r = (embd_codec_reader *)calloc(1, sizeof *r);
+  if (!r) return EMBD_ERR_OUT_OF_MEMORY;
+  r->o = *opt;
+  r->max = max_of(opt->max_payload);
+  r->cap = r->max + CH < 4096 ? r->max + CH : 4096;
+  r->buf = (uint8_t *)malloc(r->cap);
+  if (!r->buf) {
+    free(r);
+    return EMBD_ERR_OUT_OF_MEMORY;
+  }
+  *out = r;
+  return EMBD_OK;
+}
+
+void embd_codec_reader_destroy(embd_codec_reader *r) {
+  if (!r) return;
+  free(r->buf);
+  free(r);
+}
+
+uint32_t embd_codec_reader_frames(const embd_codec_reader *r) { return r ? r->index : 0; }
+uint64_t embd_codec_reader_offset(const embd_codec_reader *r) { return r ? r->pos : 0; }
+
+static embd_result report(const embd_codec_reader *r, embd_error *err) {
+  if (err) {
+    if (r->status == EMBD_OK) clear(err);
+    else *err = r->err;
+  }
+  return r->status;
+}
+
+static embd_result rfail(embd_codec_reader *r, embd_result res) {
+  r->status = res;
+  return res;
+}
+
+static embd_result complete(embd_codec_reader *r, embd_codec_frame *f, uint64_t start) {
+  f->index = r->index;
+  f->offset = (size_t)start;
+  if (r->o.on_frame) {
+    embd_result res = r->o.on_frame(r->o.user, f);
+    if (res != EMBD_OK) {
+      ffail(&r->err, res, start, r->index, start, "the callback returned %d (%s)", (int)res,
+            embd_strerror(res));
+      return rfail(r, res);
+    }
+  }
+  r->index++;
+  r->blen = 0;
+  r->need = 0;
+  r->asked = r->direct = 0;
+  return EMBD_OK;
+}
+
+/* A whole frame of n bytes at p (header checked), starting at `start`. */
+static embd_result deliver(embd_codec_reader *r, const uint8_t *p, size_t n, uint64_t start) {
+  if (check_payload(p, n, r->index, start, &r->err) != EMBD_OK) return rfail(r, r->err.result);
+  embd_codec_frame f;
+  f.type = p[0];
+  f.payload = p + CH;
+  f.payload_len = n - CH;
+  f.ids = NULL;
+  if (p[0] == EMBD_CODEC_TOKENS && r->o.tokens_dest && !r->asked) {
+    uint32_t *d = r->o.tokens_dest(r->o.user, r->index, f.payload_len / 4);
+    if (d) {
+      embd_u32_from_be(d, f.payload, f.payload_len / 4);
+      f.ids = d;
+    }
+  }
+  return complete(r, &f, start);
+}
+
+static void u32_words(uint8_t *d, const uint8_t *p, size_t n) {
+  embd_u32_from_be((uint32_t *)(void *)d, p, n);
+}
+
+/* Header h of a TOKENS frame with a payload (plen > 0): asks tokens_dest for its place. */
+static void begin_direct(embd_codec_reader *r, const uint8_t *h, uint64_t start) {
+  const size_t plen = rd32be(h + 1);
+  uint32_t *d = r->o.tokens_dest(r->o.user, r->index, plen / 4);
+  if (!d) {
+    r->asked = 1;
+    return;
+  }
+  memcpy(r->hdr, h, CH);
+  r->direct = 1;
+  r->dst = (uint8_t *)d;
+  r->plen = plen;
+  r->done = 0;
+  r->start = start;
+}
+
+static size_t feed_direct(embd_codec_reader *r, const uint8_t *p, size_t len) {
+  const size_t take = r->plen - r->done < len ? r->plen - r->done : len;
+  embd_put_wire_words_(r->dst, r->done, p, take, embd_host_le_(), u32_words);
+  r->done += take;
+  if (r->done == r->plen) {
+    embd_codec_frame f;
+    f.type = EMBD_CODEC_TOKENS;
+    f.payload = NULL;
+    f.payload_len = r->plen;
+    f.ids = (const uint32_t *)(const void *)r->dst;
+    complete(r, &f, r->start);
+  }
+  return take;
+}
+
+static int grow(embd_codec_reader *r, uint64_t need) {
+  if (need <= r->cap) return 1;
+  size_t c = r->cap;
+  while (c < need) c = c > (r->max + CH) / 2 ? r->max + CH : c * 2;
+  uint8_t *b = (uint8_t *)realloc(r->buf, c);
+  if (!b) return 0;
+  r->buf = b;
+  r->cap = c;
+  return 1;
+}
+
+embd_result embd_codec_reader_feed(embd_codec_reader *r, const void *data, size_t len,
+                                   embd_error *err) {
+  if (!r || (!data && len))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader or data");
+  const uint8_t *p = (const uint8_t *)data;
+  while (r->status == EMBD_OK && len) {
+    if (r->direct) {
+      const size_t used = feed_direct(r, p, len);
+      p += used, len -= used, r->pos += used;
+      continue;
+    }
+    if (r->blen == 0) {
+      if (check_type(p[0], r->index, r->pos, &r->err) != EMBD_OK) {
+        rfail(r, r->err.result);
+        break;
+      }
+      if (len >= CH) {
+        uint64_t need;
+        if (check_header(p, r->max, r->index, r->pos, &need, &r->err) != EMBD_OK) {
+          rfail(r, r->err.result);
+          break;
+        }
+        if (need <= len) { /* zero-copy */
+          if (deliver(r, p, (size_t)need, r->pos) != EMBD_OK) break;
+          p += need, len -= (size_t)need, r->pos += need;
+          continue;
+        }
+        if (p[0] == EMBD_CODEC_TOKENS && r->o.tokens_dest) {
+          begin_direct(r, p, r->pos);
+          if (r->direct) {
+            p += CH, len -= CH, r->pos += CH;
+            continue;
+          }
+        }
+      }
+    }
+    const uint64_t target = r->blen < CH ? CH : r->need;
+    const size_t take = target - r->blen < len ? (size_t)(target - r->blen) : len;
+    memcpy(r->buf + r->blen, p, take);
+    r->blen += take, p += take, len -= take, r->pos += take;
+    if (r->blen < target) continue;
+    const uint64_t start = r->pos - r->blen;
+    if (r->blen == CH && !r->need) {
+      if (check_header(r->buf, r->max, r->index, start, &r->need, &r->err) != EMBD_OK) {
+        rfail(r, r->err.result);
+        break;
+      }
+      if (!grow(r, r->need)) {
+        ffail(&r->err, EMBD_ERR_OUT_OF_MEMORY, start, r->index, start,
+              "no memory for a frame of %llu bytes", (unsigned long long)r->need);
+        rfail(r, EMBD_ERR_OUT_OF_MEMORY);
+        break;
+      }
+      if (r->need > CH && r->buf[0] == EMBD_CODEC_TOKENS && r->o.tokens_dest && !r->asked) {
+        begin_direct(r, r->buf, start);
+        if (r->direct) continue;
+      }
+    }
+    if (r->blen == r->need && deliver(r, r->buf, r->blen, start) != EMBD_OK) break;
+  }
+  return report(r, err);
+}
+
+embd_result embd_codec_reader_finish(embd_codec_reader *r, embd_error *err) {
+  if (!r) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader");
+  if (r->status == EMBD_OK) {
+    if (r->direct) {
+      truncated(r->hdr, CH + (uint64_t)r->done, r->index, r->start, &r->err);
+      rfail(r, r->err.result);
+    } else if (r->blen) {
+      truncated(r->buf, r->blen, r->index, r->pos - r->blen, &r->err);
+      rfail(r, r->err.result);
+    }
+  }
+  return report(r, err);
+}

@@ -1,0 +1,233 @@
+// Codec HELLO / READY JSON -> structs (embd/codec.h), with simdjson's DOM parser.
+//
+// Built like openai.cc: -fno-exceptions (simdjson's error codes), hidden visibility, only
+// with EMBD_WITH_OPENAI. The DOM parser validates the whole document (UTF-8 included),
+// then known fields are type-checked and copied into one malloc'd block owned by the
+// caller's struct (storage_, freed by embd_codec_*_free); unknown fields are ignored.
+#include <simdjson.h>
+
+#include <cstdarg>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+#include "embd/codec.h"
+
+extern "C" embd_result embd_codec_ready_check_(const embd_codec_ready *r, embd_error *err);
+
+namespace {
+
+using namespace simdjson;
+
+__attribute__((format(printf, 4, 5))) embd_result fail(embd_error *err, embd_result r, size_t off,
+                                                      const char *fmt, ...) {
+  if (err) {
+    err->result = r;
+    err->offset = off;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+  }
+  return r;
+}
+
+enum kind { STR, LIST };
+struct field {
+  const char *name;
+  kind k;
+  size_t off;  // of the const char * or the embd_codec_list in the struct
+};
+
+const field hello_fields[] = {
+    {"codec_version", STR, offsetof(embd_codec_hello, codec_version)},
+    {"accept_tokenizers", LIST, offsetof(embd_codec_hello, accept_tokenizers)},
+    {"modalities", LIST, offsetof(embd_codec_hello, modalities)},
+    {"accept_latent_spaces", LIST, offsetof(embd_codec_hello, accept_latent_spaces)},
+    {"accept_decoders", LIST, offsetof(embd_codec_hello, accept_decoders)},
+    {"accept_pipelines", LIST, offsetof(embd_codec_hello, accept_pipelines)},
+    {"accept_safety_policies", LIST, offsetof(embd_codec_hello, accept_safety_policies)},
+    {"accept_transports", LIST, offsetof(embd_codec_hello, accept_transports)},
+    {"accept_encoding", LIST, offsetof(embd_codec_hello, accept_encoding)},
+};
+
+const field ready_fields[] = {
+    {"codec_version", STR, offsetof(embd_codec_ready, codec_version)},
+    {"modality", STR, offsetof(embd_codec_ready, modality)},
+    {"tokenizer_id", STR, offsetof(embd_codec_ready, tokenizer_id)},
+    {"map_url", STR, offsetof(embd_codec_ready, map_url)},
+    {"map_hash", STR, offsetof(embd_codec_ready, map_hash)},
+    {"min_codec_version", STR, offsetof(embd_codec_ready, min_codec_version)},
+    {"required_features", LIST, offsetof(embd_codec_ready, required_features)},
+    {"safety_policy_id", STR, offsetof(embd_codec_ready, safety_policy_id)},
+    {"safety_policy_hash", STR, offsetof(embd_codec_ready, safety_policy_hash)},
+    {"transport", STR, offsetof(embd_codec_ready, transport)},
+    {"encoding", STR, offsetof(embd_codec_ready, encoding)},
+    {"latent_space_id", STR, offsetof(embd_codec_ready, latent_space_id)},
+    {"latent_map_url", STR, offsetof(embd_codec_ready, latent_map_url)},
+    {"latent_map_hash", STR, offsetof(embd_codec_ready, latent_map_hash)},
+    {"decoder_runtime", STR, offsetof(embd_codec_ready, decoder_runtime)},
+    {"pipeline", STR, offsetof(embd_codec_ready, pipeline)},
+};
+constexpr size_t kMaxFields = 16;
+
+const char *type_name(dom::element_type t) {
+  switch (t) {
+    case dom::element_type::ARRAY: return "an array";
+    case dom::element_type::OBJECT: return "an object";
+    case dom::element_type::INT64:
+    case dom::element_type::UINT64:
+    case dom::element_type::DOUBLE: return "a number";
+    case dom::element_type::STRING: return "a string";
+    case dom::element_type::BOOL: return "a boolean";
+    case dom::element_type::NULL_VALUE: return "null";
+  }
+  return "?";
+}
+
+// Where "name" first appears as a key in the text (best effort, for the error offset).
+size_t key_offset(const char *json, size_t len, const char *name) {
+  const size_t n = strlen(name);
+  for (size_t i = 0; i + n + 2 <= len; i++)
+    if (json[i] == '"' && json[i + n + 1] == '"' && memcmp(json + i + 1, name, n) == 0) return i;
+  return 0;
+}
+
+embd_result parse(const char *what, const field *fields, size_t nfields, const char *json,
+                  size_t len, void *out, void **storage, embd_error *err) {
+  if (!json && len) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL json");
+  dom::parser parser;
+  dom::element doc;
+  error_code e = parser.parse(json ? json : "", len).get(doc);
+  if (e) return fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0, "%s: malformed JSON: %s", what, error_message(e));
+  dom::object obj;
+  if (doc.get_object().get(obj))
+    return fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0, "%s: the JSON is %s, not an object", what,
+                type_name(doc.type()));
+  // Pass 1: find and type-check the known fields; size the block.
+  dom::element found[kMaxFields];
+  bool have[kMaxFields] = {};
+  size_t items = 0, bytes = 0;
+  for (dom::key_value_pair kv : obj) {
+    size_t f = 0;
+    while (f < nfields && kv.key != fields[f].name) f++;
+    if (f == nfields) continue;  // unknown: ignored
+    const char *name = fields[f].name;
+    const size_t at = key_offset(json, len, name);
+    if (have[f]) return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: duplicate field \"%s\"", what, name);
+    have[f] = true;
+    found[f] = kv.value;
+    std::string_view s;
+    if (fields[f].k == STR) {
+      if (kv.value.get_string().get(s))
+        return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: field \"%s\" must be a string, not %s",
+                    what, name, type_name(kv.value.type()));
+      if (s.find('\0') != std::string_view::npos)
+        return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: field \"%s\" contains a NUL character",
+                    what, name);
+      bytes += s.size() + 1;
+    } else {
+      dom::array a;
+      if (kv.value.get_array().get(a))
+        return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at,
+                    "%s: field \"%s\" must be an array of strings, not %s", what, name,
+                    type_name(kv.value.type()));
+      size_t i = 0;
+      for (dom::element x : a) {
+        if (x.get_string().get(s))
+          return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: %s[%zu] must be a string, not %s",
+                      what, name, i, type_name(x.type()));
+        if (s.find('\0') != std::string_view::npos)
+          return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: %s[%zu] contains a NUL character",
+                      what, name, i);
+        bytes += s.size() + 1;
+        i++;
+      }
+      items += i;
+    }
+  }
+  // Pass 2: one block: the pointer arrays, then the strings.
+  const size_t total = items * sizeof(char *) + bytes;
+  char *block = static_cast<char *>(malloc(total ? total : 1));
+  if (!block) return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "%s: no memory for %zu bytes", what, total);
+  const char **ptrs = reinterpret_cast<const char **>(block);
+  char *text = block + items * sizeof(char *);
+  auto copy = [&](std::string_view s) {
+    memcpy(text, s.data(), s.size());
+    text[s.size()] = 0;
+    const char *r = text;
+    text += s.size() + 1;
+    return r;
+  };
+  char *base = static_cast<char *>(out);
+  for (size_t f = 0; f < nfields; f++) {
+    if (!have[f]) continue;
+    std::string_view s;
+    if (fields[f].k == STR) {
+      s = found[f].get_string().value_unsafe();
+      *reinterpret_cast<const char **>(base + fields[f].off) = copy(s);
+    } else {
+      dom::array a;
+      a = found[f].get_array().value_unsafe();
+      embd_codec_list *l = reinterpret_cast<embd_codec_list *>(base + fields[f].off);
+      l->v = ptrs;
+      l->n = 0;
+      for (dom::element x : a) {
+        s = x.get_string().value_unsafe();
+        ptrs[l->n++] = copy(s);
+      }
+      ptrs += l->n;
+    }
+  }
+  *storage = block;
+  return EMBD_OK;
+}
+
+void clear(embd_error *err) {
+  if (err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+EMBD_API embd_result embd_codec_hello_parse(const char *json, size_t len, embd_codec_hello *out,
+                                            embd_error *err) {
+  if (!out) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL out");
+  memset(out, 0, sizeof *out);
+  embd_codec_hello h;
+  memset(&h, 0, sizeof h);
+  embd_result r = parse("HELLO", hello_fields, sizeof hello_fields / sizeof hello_fields[0], json,
+                        len, &h, &h.storage_, err);
+  if (r != EMBD_OK) return r;
+  *out = h;
+  clear(err);
+  return EMBD_OK;
+}
+
+EMBD_API embd_result embd_codec_ready_parse(const char *json, size_t len, embd_codec_ready *out,
+                                            embd_error *err) {
+  if (!out) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL out");
+  memset(out, 0, sizeof *out);
+  embd_codec_ready rd;
+  memset(&rd, 0, sizeof rd);
+  embd_result r = parse("READY", ready_fields, sizeof ready_fields / sizeof ready_fields[0], json,
+                        len, &rd, &rd.storage_, err);
+  if (r != EMBD_OK) return r;
+  r = embd_codec_ready_check_(&rd, err);
+  if (r != EMBD_OK) {
+    embd_codec_ready_free(&rd);
+    return r;
+  }
+  *out = rd;
+  clear(err);
+  return EMBD_OK;
+}
+
+}  // extern "C"
