@@ -1,0 +1,15 @@
+/* embd CLI: the subcommands. Each takes argv[0] = its name and returns the exit code. */
+#ifndef EMBD_CLI_COMMANDS_H
+#define EMBD_CLI_COMMANDS_H
+
+int cmd_encode(int argc, char **argv);
+int cmd_decode(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_openai(int argc, char **argv);
+int cmd_cpu(int argc, char **argv);
+
+/* Shared by decode and openai: parses "--to" for vector output. */
+#define CLI_DEFAULT_MAX_DIMS 1048576u
+
+#endif
