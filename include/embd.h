@@ -8,6 +8,7 @@
  *   embd/frame.h   EMBD frames: encode, validate, decode (copy or zero-copy view)
  *   embd/base64.h  base64 (RFC 4648) decode/encode, float32 embeddings in base64
  *   embd/openai.h  OpenAI-compatible /v1/embeddings responses (float or base64) -> vectors
+ *   embd/codec_stream.h  the engines' stream modes: msgpack and protobuf token frames
  *   embd/codec.h   Codec session frames (HELLO/READY/TOKENS/EOS...), stream reader, handshake
  *   embd/tokmap.h  Codec tokenizer maps (sha256-checked) and lazy detokenization to UTF-8
  */
@@ -24,6 +25,7 @@
 #include "embd/base64.h"
 #include "embd/openai.h"
 #include "embd/codec.h"
+#include "embd/codec_stream.h"
 #include "embd/tokmap.h"
 
 #endif

@@ -1,0 +1,564 @@
+/* msgpack mode of the engines' Codec streams (embd/codec_stream.h): msgpack maps back to
+ * back, decoded with msgpack-c.
+ *
+ * Two passes per frame. A byte-driven scanner (below) runs over the bytes as they arrive:
+ * it finds where the frame ends, checks that the frame is a map, that no container count
+ * exceeds the bytes that could still follow within max_frame_bytes (every element takes
+ * at least one byte), that strings, binaries and exts fit there too, and that nesting
+ * stays within msgpack-c's 32 levels; it keeps no data, only counts. When the frame's
+ * last byte is in, msgpack-c (msgpack_unpack into a zone kept across frames) decodes
+ * exactly those bytes, and the map is checked for the frame's shape. msgpack-c is never
+ * shown a header whose count has not been bounded: its unpacker allocates a container's
+ * element array when it reads the header, before the elements arrive (a 5-byte
+ * "array of 2^32-1" would ask for 96 GiB), which is why the bytes are not streamed into a
+ * msgpack_unpacker directly.
+ */
+#include <inttypes.h>
+#include <msgpack.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embd/codec_stream.h"
+#include "internal.h"
+
+#define MP_ERR EMBD_ERR_MSGPACK
+#define MP_MAX_DEPTH 32 /* msgpack-c's MSGPACK_EMBED_STACK_SIZE */
+
+/* ---- the scanner ------------------------------------------------------------------------ */
+
+typedef struct mp_scan {
+  uint64_t left[MP_MAX_DEPTH]; /* elements still to come in each open container */
+  unsigned depth;
+  uint8_t hdr[9]; /* type byte + up to 8 bytes */
+  unsigned hdr_have, hdr_need;
+  uint64_t skip;  /* payload bytes still to skip */
+  uint64_t bytes; /* bytes of this object so far */
+  uint64_t limit;
+  int need_map; /* the object must be a map */
+  char why[112];
+} mp_scan;
+
+static void mp_scan_init(mp_scan *s, uint64_t limit, int need_map) {
+  s->depth = 0;
+  s->hdr_have = s->hdr_need = 0;
+  s->skip = 0;
+  s->bytes = 0;
+  s->limit = limit;
+  s->need_map = need_map;
+  s->why[0] = 0;
+}
+
+static const char *mp_byte_type(uint8_t b) {
+  if (b <= 0x7f || b >= 0xe0) return "an integer";
+  if (b <= 0x8f || b == 0xde || b == 0xdf) return "a map";
+  if (b <= 0x9f || b == 0xdc || b == 0xdd) return "an array";
+  if (b <= 0xbf || (b >= 0xd9 && b <= 0xdb)) return "a string";
+  switch (b) {
+    case 0xc0: return "nil";
+    case 0xc1: return "the never-used byte 0xc1";
+    case 0xc2:
+    case 0xc3: return "a bool";
+    case 0xc4:
+    case 0xc5:
+    case 0xc6: return "a binary";
+    case 0xca:
+    case 0xcb: return "a float";
+    default: break;
+  }
+  if (b >= 0xcc && b <= 0xd3) return "an integer";
+  return "an ext";
+}
+
+/* Bytes after the type byte that belong to the header (lengths, counts, scalar values). */
+static unsigned mp_extra(uint8_t b) {
+  static const uint8_t t[32] = {
+      /* c0 */ 0, 0, 0, 0, 1, 2, 4, 2, 3, 5, 4, 8, 1, 2, 4, 8,
+      /* d0 */ 1, 2, 4, 8, 1, 1, 1, 1, 1, 1, 2, 4, 2, 4, 2, 4};
+  if (b < 0xc0 || b >= 0xe0) return 0;
+  return t[b - 0xc0];
+}
+
+static uint64_t mp_be(const uint8_t *p, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; i++) v = v << 8 | p[i];
+  return v;
+}
+
+/* An element is complete: close every container it completes. 1: the object is done. */
+static int mp_complete(mp_scan *s) {
+  while (s->depth) {
+    if (--s->left[s->depth - 1]) return 0;
+    s->depth--;
+  }
+  return 1;
+}
+
+/* Header complete: what follows. -1 error (why set), 1 object done, 0 more. */
+static int mp_header(mp_scan *s) {
+  const uint8_t b = s->hdr[0];
+  uint64_t count = 0, skip = 0;
+  int container = 0;
+  if (b >= 0x80 && b <= 0x8f) container = 1, count = 2u * (b & 15u);
+  else if (b >= 0x90 && b <= 0x9f) container = 1, count = b & 15u;
+  else if (b >= 0xa0 && b <= 0xbf) skip = b & 31u;
+  else if (b == 0xc4 || b == 0xd9) skip = s->hdr[1];
+  else if (b == 0xc5 || b == 0xda) skip = mp_be(s->hdr + 1, 2);
+  else if (b == 0xc6 || b == 0xdb) skip = mp_be(s->hdr + 1, 4);
+  else if (b == 0xc7) skip = s->hdr[1];
+  else if (b == 0xc8) skip = mp_be(s->hdr + 1, 2);
+  else if (b == 0xc9) skip = mp_be(s->hdr + 1, 4);
+  else if (b >= 0xd4 && b <= 0xd8) skip = 1u << (b - 0xd4);
+  else if (b == 0xdc) container = 1, count = mp_be(s->hdr + 1, 2);
+  else if (b == 0xdd) container = 1, count = mp_be(s->hdr + 1, 4);
+  else if (b == 0xde) container = 1, count = 2 * mp_be(s->hdr + 1, 2);
+  else if (b == 0xdf) container = 1, count = 2 * mp_be(s->hdr + 1, 4);
+  const uint64_t room = s->limit - s->bytes;
+  if (skip > room || count > room) {
+    const int map = (b >= 0x80 && b <= 0x8f) || b >= 0xde;
+    snprintf(s->why, sizeof s->why, "%s of %" PRIu64 " %s does not fit in max_frame_bytes (%" PRIu64 ")",
+             mp_byte_type(b), container ? (map ? count / 2 : count) : skip,
+             container ? (map ? "entries" : "elements") : "bytes", s->limit);
+    return -1;
+  }
+  if (container && count) {
+    if (s->depth == MP_MAX_DEPTH) {
+      snprintf(s->why, sizeof s->why, "containers nested deeper than %d", MP_MAX_DEPTH);
+      return -1;
+    }
+    s->left[s->depth++] = count;
+    return 0;
+  }
+  s->skip = skip;
+  if (skip) return 0;
+  return mp_complete(s);
+}
+
+/* Runs over p[0..n): 1 when the object ends (*used: its last byte + 1), 0 when every byte
+ * was taken and more are needed (*used = n), -1 on an error (*used: the bad byte). */
+static int mp_scan_run(mp_scan *s, const uint8_t *p, size_t n, size_t *used) {
+  size_t i = 0;
+  while (i < n) {
+    if (s->skip) {
+      size_t take = s->skip < (uint64_t)(n - i) ? (size_t)s->skip : n - i;
+      i += take;
+      s->skip -= take;
+      s->bytes += take;
+      if (!s->skip && mp_complete(s)) {
+        *used = i;
+        return 1;
+      }
+      continue;
+    }
+    if (s->bytes >= s->limit) {
+      snprintf(s->why, sizeof s->why, "frame larger than max_frame_bytes (%" PRIu64 ")", s->limit);
+      *used = i;
+      return -1;
+    }
+    const uint8_t b = p[i];
+    if (s->hdr_need == 0) {
+      if (s->need_map && s->bytes == 0 && !((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf)) {
+        snprintf(s->why, sizeof s->why, "a frame is a map, this is %s (byte 0x%02x)", mp_byte_type(b), b);
+        *used = i;
+        return -1;
+      }
+      if (b == 0xc1) {
+        snprintf(s->why, sizeof s->why, "byte 0xc1 is never used in msgpack");
+        *used = i;
+        return -1;
+      }
+      s->hdr[0] = b;
+      s->hdr_have = 1;
+      s->hdr_need = 1 + mp_extra(b);
+    } else {
+      s->hdr[s->hdr_have++] = b;
+    }
+    i++;
+    s->bytes++;
+    if (s->hdr_have == s->hdr_need) {
+      s->hdr_need = 0;
+      int h = mp_header(s);
+      if (h < 0) {
+        *used = i - s->hdr_have;
+        return -1;
+      }
+      if (h > 0) {
+        *used = i;
+        return 1;
+      }
+    }
+  }
+  *used = n;
+  return 0;
+}
+
+/* The length of the one complete msgpack value at p (within n bytes), 0 if none. */
+static size_t mp_skip(const uint8_t *p, size_t n) {
+  mp_scan s;
+  size_t used;
+  mp_scan_init(&s, n, 0);
+  return mp_scan_run(&s, p, n, &used) == 1 ? used : 0;
+}
+
+/* ---- the reader --------------------------------------------------------------------------- */
+
+struct embd_codec_msgpack_reader {
+  embd_codec_stream_options opt;
+  uint32_t *ids;
+  size_t ids_cap;
+  uint8_t *buf;
+  size_t buf_cap, have;
+  mp_scan scan;
+  int in_frame;
+  msgpack_zone zone;
+  uint64_t off, frames, frame_off;
+  int failed;
+  embd_error sticky;
+};
+
+static embd_result mp_stick(embd_codec_msgpack_reader *r, embd_error *err, embd_result res,
+                            uint64_t at, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static embd_result mp_stick(embd_codec_msgpack_reader *r, embd_error *err, embd_result res,
+                            uint64_t at, const char *fmt, ...) {
+  char m[sizeof r->sticky.message];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m, sizeof m, fmt, ap);
+  va_end(ap);
+  embd_fail(&r->sticky, res, (size_t)at, "frame %" PRIu64 " at byte %" PRIu64 ": %s", r->frames,
+            at, m);
+  r->failed = 1;
+  if (err) *err = r->sticky;
+  return res;
+}
+
+static const char *mp_obj_type(const msgpack_object *o) {
+  switch (o->type) {
+    case MSGPACK_OBJECT_NIL: return "nil";
+    case MSGPACK_OBJECT_BOOLEAN: return "a bool";
+    case MSGPACK_OBJECT_POSITIVE_INTEGER: return "an unsigned integer";
+    case MSGPACK_OBJECT_NEGATIVE_INTEGER: return "a negative integer";
+    case MSGPACK_OBJECT_FLOAT32:
+    case MSGPACK_OBJECT_FLOAT64: return "a float";
+    case MSGPACK_OBJECT_STR: return "a string";
+    case MSGPACK_OBJECT_ARRAY: return "an array";
+    case MSGPACK_OBJECT_MAP: return "a map";
+    case MSGPACK_OBJECT_BIN: return "a binary";
+    case MSGPACK_OBJECT_EXT: return "an ext";
+  }
+  return "an unknown object";
+}
+
+/* Offset in the frame (p, n: its bytes, a valid map) of entry kv's value, of its key when
+ * elem is -2, or of element elem of that value (an array) when elem >= 0. Only on error
+ * paths and for tool_calls. */
+static size_t mp_value_at(const uint8_t *p, size_t n, uint32_t kv, int64_t elem) {
+  size_t o = (p[0] >= 0x80 && p[0] <= 0x8f) ? 1 : p[0] == 0xde ? 3 : 5;
+  for (uint32_t i = 0; i < kv; i++) {
+    o += mp_skip(p + o, n - o); /* key */
+    o += mp_skip(p + o, n - o); /* value */
+  }
+  if (elem == -2) return o;
+  o += mp_skip(p + o, n - o); /* the key */
+  if (elem < 0) return o;
+  const uint8_t b = p[o];
+  o += (b >= 0x90 && b <= 0x9f) ? 1 : b == 0xdc ? 3 : 5;
+  for (int64_t i = 0; i < elem; i++) o += mp_skip(p + o, n - o);
+  return o;
+}
+
+static int mp_key_is(const msgpack_object *k, const char *name, size_t len) {
+  return k->type == MSGPACK_OBJECT_STR && k->via.str.size == len && !memcmp(k->via.str.ptr, name, len);
+}
+
+static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size_t n,
+                            embd_error *err) {
+  const uint64_t base = r->frame_off;
+  msgpack_object obj;
+  size_t o = 0;
+  msgpack_zone_clear(&r->zone);
+  msgpack_unpack_return ur = msgpack_unpack((const char *)p, n, &o, &r->zone, &obj);
+  if (ur != MSGPACK_UNPACK_SUCCESS || o != n || obj.type != MSGPACK_OBJECT_MAP)
+    return mp_stick(r, err, ur == MSGPACK_UNPACK_NOMEM_ERROR ? EMBD_ERR_OUT_OF_MEMORY : MP_ERR, base,
+                    "msgpack-c could not unpack the frame (msgpack_unpack returned %d)", (int)ur);
+  const msgpack_object_kv *kvs = obj.via.map.ptr;
+  const uint32_t nkv = obj.via.map.size;
+  int64_t at_ids = -1, at_done = -1, at_fr = -1, at_tc = -1;
+  for (uint32_t i = 0; i < nkv; i++) {
+    const msgpack_object *k = &kvs[i].key;
+    int64_t *slot = mp_key_is(k, "ids", 3)             ? &at_ids
+                    : mp_key_is(k, "done", 4)          ? &at_done
+                    : mp_key_is(k, "finish_reason", 13) ? &at_fr
+                    : mp_key_is(k, "tool_calls", 10)    ? &at_tc
+                                                        : NULL;
+    if (!slot) continue; /* unknown keys are ignored */
+    if (*slot >= 0) {
+      size_t ko = mp_value_at(p, n, i, -2);
+      return mp_stick(r, err, MP_ERR, base + ko, "duplicate key \"%.*s\"", (int)k->via.str.size, k->via.str.ptr);
+    }
+    *slot = i;
+  }
+  if (at_ids < 0) return mp_stick(r, err, MP_ERR, base, "no \"ids\" key (every frame has one, [] when empty)");
+  const msgpack_object *v = &kvs[at_ids].val;
+  if (v->type != MSGPACK_OBJECT_ARRAY)
+    return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "ids is %s, expected an array",
+                    mp_obj_type(v));
+  const size_t nid = v->via.array.size;
+  if (nid > r->opt.max_ids)
+    return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "%zu ids, above max_ids (%zu)", nid,
+                    r->opt.max_ids);
+  if (nid > r->ids_cap) {
+    size_t cap = r->ids_cap ? r->ids_cap : 64;
+    while (cap < nid) cap *= 2;
+    if (cap > r->opt.max_ids) cap = r->opt.max_ids;
+    uint32_t *ni = realloc(r->ids, cap * sizeof(uint32_t));
+    if (!ni) return mp_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, base, "out of memory for %zu ids", nid);
+    r->ids = ni;
+    r->ids_cap = cap;
+  }
+  const msgpack_object *e = v->via.array.ptr;
+  for (size_t i = 0; i < nid; i++) {
+    if (e[i].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+      return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
+                      "ids[%zu] is %s, expected an unsigned integer", i, mp_obj_type(&e[i]));
+    if (e[i].via.u64 > UINT32_MAX)
+      return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
+                      "ids[%zu] = %" PRIu64 " is above UINT32_MAX", i, e[i].via.u64);
+    r->ids[i] = (uint32_t)e[i].via.u64;
+  }
+  embd_codec_stream_frame f;
+  memset(&f, 0, sizeof f);
+  f.ids = r->ids;
+  f.n_ids = nid;
+  if (at_done >= 0) {
+    v = &kvs[at_done].val;
+    if (v->type != MSGPACK_OBJECT_BOOLEAN)
+      return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_done, -1), "done is %s, expected a bool",
+                      mp_obj_type(v));
+    f.done = v->via.boolean ? 1 : 0;
+  }
+  if (at_fr >= 0) {
+    v = &kvs[at_fr].val;
+    if (v->type == MSGPACK_OBJECT_STR) {
+      f.finish_reason = v->via.str.ptr;
+      f.finish_reason_len = v->via.str.size;
+      if (!f.finish_reason) f.finish_reason = (const char *)p; /* an empty string */
+    } else if (v->type != MSGPACK_OBJECT_NIL) {
+      return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_fr, -1),
+                      "finish_reason is %s, expected a string or nil", mp_obj_type(v));
+    }
+  }
+  if (at_tc >= 0) {
+    size_t to = mp_value_at(p, n, (uint32_t)at_tc, -1);
+    f.tool_calls = p + to;
+    f.tool_calls_len = mp_skip(p + to, n - to);
+  }
+  f.index = r->frames;
+  f.offset = base;
+  f.size = n;
+  embd_result cr = r->opt.on_frame(r->opt.user, &f);
+  if (cr != EMBD_OK)
+    return mp_stick(r, err, cr, base, "on_frame returned %d (%s)", (int)cr, embd_strerror(cr));
+  r->frames++;
+  return EMBD_OK;
+}
+
+embd_result embd_codec_msgpack_create(const embd_codec_stream_options *opt,
+                                      embd_codec_msgpack_reader **out) {
+  if (out) *out = NULL;
+  if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame) return EMBD_ERR_INVALID_ARGUMENT;
+  embd_codec_msgpack_reader *r = calloc(1, sizeof *r);
+  if (!r) return EMBD_ERR_OUT_OF_MEMORY;
+  r->opt = *opt;
+  if (!r->opt.max_ids) r->opt.max_ids = r->opt.max_frame_bytes;
+  if (!msgpack_zone_init(&r->zone, MSGPACK_ZONE_CHUNK_SIZE)) {
+    free(r);
+    return EMBD_ERR_OUT_OF_MEMORY;
+  }
+  *out = r;
+  return EMBD_OK;
+}
+
+void embd_codec_msgpack_destroy(embd_codec_msgpack_reader *r) {
+  if (!r) return;
+  msgpack_zone_destroy(&r->zone);
+  free(r->ids);
+  free(r->buf);
+  free(r);
+}
+
+uint64_t embd_codec_msgpack_frames(const embd_codec_msgpack_reader *r) { return r ? r->frames : 0; }
+uint64_t embd_codec_msgpack_offset(const embd_codec_msgpack_reader *r) { return r ? r->off : 0; }
+
+static int mp_append(embd_codec_msgpack_reader *r, const uint8_t *p, size_t n) {
+  if (r->buf_cap - r->have < n) {
+    size_t want = r->have + n; /* <= max_frame_bytes: the scanner's bound */
+    size_t cap = r->buf_cap ? r->buf_cap : 256;
+    while (cap < want) cap = cap > SIZE_MAX / 2 ? want : cap * 2;
+    if (cap > r->opt.max_frame_bytes && want <= r->opt.max_frame_bytes) cap = r->opt.max_frame_bytes;
+    uint8_t *nb = realloc(r->buf, cap);
+    if (!nb) return 0;
+    r->buf = nb;
+    r->buf_cap = cap;
+  }
+  memcpy(r->buf + r->have, p, n);
+  r->have += n;
+  return 1;
+}
+
+embd_result embd_codec_msgpack_feed(embd_codec_msgpack_reader *r, const void *data, size_t len,
+                                    embd_error *err) {
+  if (!r || (!data && len)) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader or data");
+  if (r->failed) {
+    if (err) *err = r->sticky;
+    return r->sticky.result;
+  }
+  const uint8_t *d = (const uint8_t *)data;
+  size_t pos = 0;
+  while (pos < len) {
+    if (!r->in_frame) {
+      mp_scan_init(&r->scan, r->opt.max_frame_bytes, 1);
+      r->in_frame = 1;
+      r->frame_off = r->off;
+      r->have = 0;
+    }
+    size_t used;
+    int s = mp_scan_run(&r->scan, d + pos, len - pos, &used);
+    if (s < 0) return mp_stick(r, err, MP_ERR, r->off + used, "%s", r->scan.why);
+    const uint8_t *fp = d + pos;
+    size_t fn = used;
+    if (s == 0 || r->have) {
+      if (!mp_append(r, d + pos, used))
+        return mp_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, r->frame_off, "out of memory for the frame");
+      fp = r->buf;
+      fn = r->have;
+    }
+    pos += used;
+    r->off += used;
+    if (s == 1) {
+      r->in_frame = 0;
+      embd_result res = mp_frame(r, fp, fn, err);
+      if (res != EMBD_OK) return res;
+    }
+  }
+  if (err) err->result = EMBD_OK, err->offset = 0, err->message[0] = 0;
+  return EMBD_OK;
+}
+
+embd_result embd_codec_msgpack_finish(embd_codec_msgpack_reader *r, embd_error *err) {
+  if (!r) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader");
+  if (r->failed) {
+    if (err) *err = r->sticky;
+    return r->sticky.result;
+  }
+  if (r->in_frame)
+    return mp_stick(r, err, MP_ERR, r->off, "the stream ends inside the frame (after %zu bytes of it)", r->have);
+  if (err) err->result = EMBD_OK, err->offset = 0, err->message[0] = 0;
+  return EMBD_OK;
+}
+
+/* ---- the encoder -------------------------------------------------------------------------- */
+
+static size_t mp_uint_len(uint32_t v) { return v < 0x80 ? 1 : v <= 0xff ? 2 : v <= 0xffff ? 3 : 5; }
+static size_t mp_str_hdr(uint64_t n) { return n < 32 ? 1 : n <= 0xff ? 2 : n <= 0xffff ? 3 : 5; }
+
+static embd_result mp_size(const embd_codec_stream_frame *f, uint64_t *size) {
+  if (!f || (!f->ids && f->n_ids) || (!f->tool_calls && f->tool_calls_len) ||
+      (!f->finish_reason && f->finish_reason_len))
+    return EMBD_ERR_INVALID_ARGUMENT;
+  if (embd_above_u32((uint64_t)f->n_ids) || embd_above_u32((uint64_t)f->finish_reason_len))
+    return EMBD_ERR_INVALID_ARGUMENT;
+  if (f->tool_calls && (!f->tool_calls_len || mp_skip(f->tool_calls, f->tool_calls_len) != f->tool_calls_len))
+    return EMBD_ERR_INVALID_ARGUMENT;
+  uint64_t s = 1 + 4 + (f->n_ids < 16 ? 1 : f->n_ids <= 0xffff ? 3 : 5);
+  for (size_t i = 0; i < f->n_ids; i++) s += mp_uint_len(f->ids[i]);
+  s += 5 + 1;
+  if (f->finish_reason) s += 14 + mp_str_hdr(f->finish_reason_len) + f->finish_reason_len;
+  if (f->tool_calls) s += 11 + f->tool_calls_len;
+  if ((uint64_t)(size_t)s != s) return EMBD_ERR_INVALID_ARGUMENT;
+  *size = s;
+  return EMBD_OK;
+}
+
+embd_result embd_codec_msgpack_encoded_size(const embd_codec_stream_frame *f, size_t *size) {
+  uint64_t s;
+  if (!size) return EMBD_ERR_INVALID_ARGUMENT;
+  embd_result r = mp_size(f, &s);
+  if (r == EMBD_OK) *size = (size_t)s;
+  return r;
+}
+
+static uint8_t *mp_put_be(uint8_t *q, uint64_t v, unsigned n) {
+  for (unsigned i = 0; i < n; i++) q[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+  return q + n;
+}
+
+embd_result embd_codec_msgpack_encode(const embd_codec_stream_frame *f, void *out, size_t cap, size_t *written) {
+  uint64_t s;
+  if (written) *written = 0;
+  embd_result r = mp_size(f, &s);
+  if (r != EMBD_OK) return r;
+  if (cap < s || !out) {
+    if (written) *written = (size_t)s;
+    return out || !cap ? EMBD_ERR_OUTPUT_TOO_SMALL : EMBD_ERR_INVALID_ARGUMENT;
+  }
+  uint8_t *q = (uint8_t *)out;
+  *q++ = (uint8_t)(0x80 | (2 + !!f->finish_reason + !!f->tool_calls));
+  memcpy(q, "\xa3ids", 4);
+  q += 4;
+  if (f->n_ids < 16) {
+    *q++ = (uint8_t)(0x90 | f->n_ids);
+  } else if (f->n_ids <= 0xffff) {
+    *q++ = 0xdc;
+    q = mp_put_be(q, f->n_ids, 2);
+  } else {
+    *q++ = 0xdd;
+    q = mp_put_be(q, f->n_ids, 4);
+  }
+  for (size_t i = 0; i < f->n_ids; i++) {
+    uint32_t v = f->ids[i];
+    if (v < 0x80) {
+      *q++ = (uint8_t)v;
+    } else if (v <= 0xff) {
+      *q++ = 0xcc;
+      *q++ = (uint8_t)v;
+    } else if (v <= 0xffff) {
+      *q++ = 0xcd;
+      q = mp_put_be(q, v, 2);
+    } else {
+      *q++ = 0xce;
+      q = mp_put_be(q, v, 4);
+    }
+  }
+  memcpy(q, "\xa4" "done", 5);
+  q += 5;
+  *q++ = f->done ? 0xc3 : 0xc2;
+  if (f->finish_reason) {
+    memcpy(q, "\xad" "finish_reason", 14);
+    q += 14;
+    uint64_t n = f->finish_reason_len;
+    if (n < 32) {
+      *q++ = (uint8_t)(0xa0 | n);
+    } else if (n <= 0xff) {
+      *q++ = 0xd9;
+      *q++ = (uint8_t)n;
+    } else if (n <= 0xffff) {
+      *q++ = 0xda;
+      q = mp_put_be(q, n, 2);
+    } else {
+      *q++ = 0xdb;
+      q = mp_put_be(q, n, 4);
+    }
+    if (n) memcpy(q, f->finish_reason, (size_t)n);
+    q += n;
+  }
+  if (f->tool_calls) {
+    memcpy(q, "\xaa" "tool_calls", 11);
+    q += 11;
+    memcpy(q, f->tool_calls, f->tool_calls_len);
+    q += f->tool_calls_len;
+  }
+  if (written) *written = (size_t)s;
+  return EMBD_OK;
+}

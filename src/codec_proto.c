@@ -1,0 +1,475 @@
+/* protobuf mode of the engines' Codec streams (embd/codec_stream.h): a 4-byte big-endian
+ * length, then a CodecFrame message (proto/codec.proto). Decoded by hand: one message with
+ * four known fields, bounded varints and lengths, unknown fields skipped by wire type.
+ * protobuf-c is the tests' and the benchmark's oracle (tests/test_codec_modes.c,
+ * bench/bench_codec_modes.cc); this decoder is faster than its unpack and never
+ * allocates per frame. The encoder writes what protobuf-c's pack writes (canonical
+ * proto3), checked byte for byte by the tests.
+ *
+ * Every loop below consumes at least one byte per step or stops: there is no input on
+ * which a reader spins.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embd/codec_stream.h"
+#include "internal.h"
+
+#define PB_ERR EMBD_ERR_PROTOBUF
+
+struct embd_codec_proto_reader {
+  embd_codec_stream_options opt;
+  uint32_t *ids;
+  size_t ids_cap;
+  uint8_t *buf; /* the frame being assembled across chunks */
+  size_t buf_cap;
+  size_t have;
+  uint8_t *tc; /* tool_calls records gathered when not back to back */
+  size_t tc_cap;
+  uint8_t pre[4];
+  unsigned pre_have;
+  uint32_t need; /* payload length, once pre_have == 4 */
+  uint64_t off;
+  uint64_t frames;
+  uint64_t frame_off;
+  int failed;
+  embd_error sticky;
+};
+
+static const char *const wt_name[8] = {"0 (varint)",      "1 (fixed64)",  "2 (length-delimited)",
+                                       "3 (start group)", "4 (end group)", "5 (fixed32)",
+                                       "6 (undefined)",   "7 (undefined)"};
+
+/* ---- varints ---------------------------------------------------------------------- */
+
+/* 0: ok; 1: runs past end; 2: longer than 10 bytes or above 2^64-1. *pp advances on 0. */
+static int pb_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v) {
+  const uint8_t *p = *pp;
+  if (p < end && *p < 0x80) {
+    *v = *p;
+    *pp = p + 1;
+    return 0;
+  }
+  uint64_t x = 0;
+  for (unsigned i = 0; i < 10; i++) {
+    if (p + i >= end) return 1;
+    uint64_t b = p[i];
+    if (i == 9 && b > 1) return 2;
+    x |= (b & 0x7f) << (7 * i);
+    if (b < 0x80) {
+      *v = x;
+      *pp = p + i + 1;
+      return 0;
+    }
+  }
+  return 2;
+}
+
+static unsigned pb_vlen(uint64_t v) {
+  unsigned n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
+
+static uint8_t *pb_put_varint(uint8_t *q, uint64_t v) {
+  while (v >= 0x80) {
+    *q++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *q++ = (uint8_t)v;
+  return q;
+}
+
+/* ---- the reader --------------------------------------------------------------------- */
+
+static embd_result pb_stick(embd_codec_proto_reader *r, embd_error *err, embd_result res,
+                            uint64_t at, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static embd_result pb_stick(embd_codec_proto_reader *r, embd_error *err, embd_result res,
+                            uint64_t at, const char *fmt, ...) {
+  char m[sizeof r->sticky.message];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(m, sizeof m, fmt, ap);
+  va_end(ap);
+  embd_fail(&r->sticky, res, (size_t)at, "frame %" PRIu64 " at byte %" PRIu64 ": %s", r->frames,
+            at, m);
+  r->failed = 1;
+  if (err) *err = r->sticky;
+  return res;
+}
+
+static int pb_ids_reserve(embd_codec_proto_reader *r, size_t want) {
+  if (want <= r->ids_cap) return 1;
+  size_t cap = r->ids_cap ? r->ids_cap : 64;
+  while (cap < want) cap = cap > SIZE_MAX / 2 ? want : cap * 2;
+  if (cap > r->opt.max_ids) cap = r->opt.max_ids;
+  if (cap < want) cap = want;
+  if (cap > SIZE_MAX / sizeof(uint32_t)) return 0;
+  uint32_t *n = realloc(r->ids, cap * sizeof(uint32_t));
+  if (!n) return 0;
+  r->ids = n;
+  r->ids_cap = cap;
+  return 1;
+}
+
+/* Parses one CodecFrame (p, len: the payload; base: its absolute offset) and calls on_frame. */
+static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t len,
+                            uint64_t base, embd_error *err) {
+  const uint8_t *q = p, *end = p + len;
+  size_t n = 0;
+  int done = 0;
+  const uint8_t *fr = NULL;
+  size_t fr_len = 0;
+  const uint8_t *tc0 = NULL, *tc1 = NULL; /* first record's start, last record's end */
+  size_t tc_sum = 0;
+  int tc_split = 0;
+#define AT(x) (base + (uint64_t)((x) - p))
+  while (q < end) {
+    const uint8_t *tag_at = q;
+    uint64_t tag;
+    int vr = pb_varint(&q, end, &tag);
+    if (vr == 1) return pb_stick(r, err, PB_ERR, AT(tag_at), "field tag runs past the end of the frame");
+    if (vr == 2 || tag > UINT32_MAX)
+      return pb_stick(r, err, PB_ERR, AT(tag_at), "field tag longer than 5 bytes (above 2^32-1)");
+    uint32_t field = (uint32_t)(tag >> 3), wt = (uint32_t)(tag & 7);
+    if (field == 0) return pb_stick(r, err, PB_ERR, AT(tag_at), "field number 0");
+    switch (wt) {
+      case 0: {
+        const uint8_t *v_at = q;
+        uint64_t v;
+        vr = pb_varint(&q, end, &v);
+        if (vr == 1)
+          return pb_stick(r, err, PB_ERR, AT(v_at), "field %" PRIu32 ": varint runs past the end of the frame", field);
+        if (vr == 2)
+          return pb_stick(r, err, PB_ERR, AT(v_at), "field %" PRIu32 ": varint longer than 10 bytes", field);
+        if (field == 1) { /* an unpacked id */
+          if (v > UINT32_MAX)
+            return pb_stick(r, err, PB_ERR, AT(v_at), "ids[%zu] = %" PRIu64 " is above UINT32_MAX", n, v);
+          if (n >= r->opt.max_ids)
+            return pb_stick(r, err, PB_ERR, AT(v_at), "more than max_ids (%zu) ids", r->opt.max_ids);
+          if (!pb_ids_reserve(r, n + 1)) return pb_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, AT(v_at), "out of memory for ids");
+          r->ids[n++] = (uint32_t)v;
+        } else if (field == 2) {
+          done = v != 0;
+        } else if (field == 3 || field == 4) {
+          return pb_stick(r, err, PB_ERR, AT(tag_at), "%s (field %" PRIu32 ") has wire type %s, expected 2 (length-delimited)",
+                          field == 3 ? "finish_reason" : "tool_calls", field, wt_name[wt]);
+        }
+        break;
+      }
+      case 1:
+      case 5: {
+        size_t w = wt == 1 ? 8 : 4;
+        if (field <= 4)
+          return pb_stick(r, err, PB_ERR, AT(tag_at), "%s (field %" PRIu32 ") has wire type %s",
+                          field == 1 ? "ids" : field == 2 ? "done" : field == 3 ? "finish_reason" : "tool_calls",
+                          field, wt_name[wt]);
+        if ((size_t)(end - q) < w)
+          return pb_stick(r, err, PB_ERR, AT(q), "field %" PRIu32 ": %zu-byte value runs past the end of the frame", field, w);
+        q += w;
+        break;
+      }
+      case 2: {
+        const uint8_t *l_at = q;
+        uint64_t l;
+        vr = pb_varint(&q, end, &l);
+        if (vr == 1)
+          return pb_stick(r, err, PB_ERR, AT(l_at), "field %" PRIu32 ": length runs past the end of the frame", field);
+        if (vr == 2)
+          return pb_stick(r, err, PB_ERR, AT(l_at), "field %" PRIu32 ": length varint longer than 10 bytes", field);
+        if (l > (uint64_t)(end - q))
+          return pb_stick(r, err, PB_ERR, AT(l_at), "field %" PRIu32 ": length %" PRIu64 " runs past the end of the frame (%zu bytes left)",
+                          field, l, (size_t)(end - q));
+        const uint8_t *s = q, *e = q + l;
+        q = e;
+        if (field == 1) { /* packed ids: at most one id per byte */
+          size_t room = r->opt.max_ids - n;
+          if (!pb_ids_reserve(r, n + ((uint64_t)l < room ? (size_t)l : room)))
+            return pb_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, AT(s), "out of memory for ids");
+          uint32_t *ids = r->ids;
+          const size_t cap = r->opt.max_ids;
+          while (s < e) {
+            if (n >= cap)
+              return pb_stick(r, err, PB_ERR, AT(s), "more than max_ids (%zu) ids", cap);
+            uint32_t b = *s;
+            if (b < 0x80) {
+              ids[n++] = b;
+              s++;
+              continue;
+            }
+            if (s + 1 < e && s[1] < 0x80) {
+              ids[n++] = (b & 0x7f) | (uint32_t)s[1] << 7;
+              s += 2;
+              continue;
+            }
+            const uint8_t *v_at = s;
+            uint64_t v;
+            vr = pb_varint(&s, e, &v);
+            if (vr == 1)
+              return pb_stick(r, err, PB_ERR, AT(v_at), "ids[%zu]: varint runs past the end of the packed ids (unterminated)", n);
+            if (vr == 2) return pb_stick(r, err, PB_ERR, AT(v_at), "ids[%zu]: varint longer than 10 bytes", n);
+            if (v > UINT32_MAX)
+              return pb_stick(r, err, PB_ERR, AT(v_at), "ids[%zu] = %" PRIu64 " is above UINT32_MAX", n, v);
+            ids[n++] = (uint32_t)v;
+          }
+        } else if (field == 2) {
+          return pb_stick(r, err, PB_ERR, AT(tag_at), "done (field 2) has wire type %s, expected 0 (varint)", wt_name[wt]);
+        } else if (field == 3) {
+          fr = s;
+          fr_len = (size_t)l;
+        } else if (field == 4) {
+          if (!tc0) tc0 = tag_at;
+          else if (tc1 != tag_at) tc_split = 1;
+          tc1 = e;
+          tc_sum += (size_t)(e - tag_at);
+        }
+        break;
+      }
+      default:
+        return pb_stick(r, err, PB_ERR, AT(tag_at), "field %" PRIu32 " has wire type %s%s", field, wt_name[wt],
+                        wt == 3 || wt == 4 ? ": groups are not supported" : ": not a protobuf wire type");
+    }
+  }
+  embd_codec_stream_frame f;
+  f.ids = r->ids;
+  f.n_ids = n;
+  f.done = done;
+  f.finish_reason = (const char *)fr;
+  f.finish_reason_len = fr_len;
+  f.tool_calls = tc0;
+  f.tool_calls_len = tc0 ? (size_t)(tc1 - tc0) : 0;
+  if (tc_split) { /* gather the field-4 records (walk again: the frame is valid now) */
+    if (r->tc_cap < tc_sum) {
+      uint8_t *nb = realloc(r->tc, tc_sum);
+      if (!nb) return pb_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, r->frame_off, "out of memory for tool_calls");
+      r->tc = nb;
+      r->tc_cap = tc_sum;
+    }
+    size_t k = 0;
+    q = p;
+    while (q < end) {
+      const uint8_t *t = q;
+      uint64_t tag = 0, v = 0;
+      pb_varint(&q, end, &tag);
+      switch (tag & 7) {
+        case 0: pb_varint(&q, end, &v); break;
+        case 1: q += 8; break;
+        case 5: q += 4; break;
+        default:
+          pb_varint(&q, end, &v);
+          q += v;
+          if ((tag >> 3) == 4) {
+            memcpy(r->tc + k, t, (size_t)(q - t));
+            k += (size_t)(q - t);
+          }
+      }
+    }
+    f.tool_calls = r->tc;
+    f.tool_calls_len = k;
+  }
+  f.index = r->frames;
+  f.offset = r->frame_off;
+  f.size = len + 4;
+#undef AT
+  embd_result cr = r->opt.on_frame(r->opt.user, &f);
+  if (cr != EMBD_OK)
+    return pb_stick(r, err, cr, r->frame_off, "on_frame returned %d (%s)", (int)cr, embd_strerror(cr));
+  r->frames++;
+  return EMBD_OK;
+}
+
+embd_result embd_codec_proto_create(const embd_codec_stream_options *opt,
+                                    embd_codec_proto_reader **out) {
+  if (out) *out = NULL;
+  if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame ||
+      embd_above_u32((uint64_t)opt->max_frame_bytes))
+    return EMBD_ERR_INVALID_ARGUMENT;
+  embd_codec_proto_reader *r = calloc(1, sizeof *r);
+  if (!r) return EMBD_ERR_OUT_OF_MEMORY;
+  r->opt = *opt;
+  if (!r->opt.max_ids) r->opt.max_ids = r->opt.max_frame_bytes;
+  *out = r;
+  return EMBD_OK;
+}
+
+void embd_codec_proto_destroy(embd_codec_proto_reader *r) {
+  if (!r) return;
+  free(r->ids);
+  free(r->buf);
+  free(r->tc);
+  free(r);
+}
+
+uint64_t embd_codec_proto_frames(const embd_codec_proto_reader *r) { return r ? r->frames : 0; }
+uint64_t embd_codec_proto_offset(const embd_codec_proto_reader *r) { return r ? r->off : 0; }
+
+embd_result embd_codec_proto_feed(embd_codec_proto_reader *r, const void *data, size_t len,
+                                  embd_error *err) {
+  if (!r || (!data && len)) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader or data");
+  if (r->failed) {
+    if (err) *err = r->sticky;
+    return r->sticky.result;
+  }
+  const uint8_t *d = (const uint8_t *)data;
+  size_t pos = 0;
+  while (pos < len) {
+    if (r->pre_have < 4) {
+      if (r->pre_have == 0) r->frame_off = r->off;
+      if (r->pre_have == 0 && len - pos >= 4) {
+        memcpy(r->pre, d + pos, 4);
+        r->pre_have = 4;
+        pos += 4;
+        r->off += 4;
+      } else {
+        r->pre[r->pre_have++] = d[pos++];
+        r->off++;
+        if (r->pre_have < 4) continue;
+      }
+      r->need = (uint32_t)r->pre[0] << 24 | (uint32_t)r->pre[1] << 16 | (uint32_t)r->pre[2] << 8 | r->pre[3];
+      if (r->need == 0)
+        return pb_stick(r, err, PB_ERR, r->frame_off, "zero-length frame (a CodecFrame always carries ids or done)");
+      if (r->need > r->opt.max_frame_bytes)
+        return pb_stick(r, err, PB_ERR, r->frame_off, "length prefix %" PRIu32 " above max_frame_bytes (%zu)",
+                        r->need, r->opt.max_frame_bytes);
+      r->have = 0;
+      if (len - pos >= r->need) { /* wholly in this chunk: decode in place */
+        embd_result res = pb_frame(r, d + pos, r->need, r->off, err);
+        pos += r->need;
+        r->off += r->need;
+        r->pre_have = 0;
+        if (res != EMBD_OK) return res;
+        continue;
+      }
+      if (r->buf_cap < r->need) {
+        size_t cap = r->buf_cap ? r->buf_cap : 256;
+        while (cap < r->need) cap *= 2;
+        if (cap > r->opt.max_frame_bytes) cap = r->opt.max_frame_bytes;
+        uint8_t *nb = realloc(r->buf, cap);
+        if (!nb) return pb_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, r->frame_off, "out of memory for a %" PRIu32 "-byte frame", r->need);
+        r->buf = nb;
+        r->buf_cap = cap;
+      }
+      continue;
+    }
+    size_t take = r->need - r->have;
+    if (take > len - pos) take = len - pos;
+    memcpy(r->buf + r->have, d + pos, take);
+    r->have += take;
+    pos += take;
+    r->off += take;
+    if (r->have == r->need) {
+      r->pre_have = 0;
+      embd_result res = pb_frame(r, r->buf, r->need, r->frame_off + 4, err);
+      if (res != EMBD_OK) return res;
+    }
+  }
+  if (err) err->result = EMBD_OK, err->offset = 0, err->message[0] = 0;
+  return EMBD_OK;
+}
+
+embd_result embd_codec_proto_finish(embd_codec_proto_reader *r, embd_error *err) {
+  if (!r) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader");
+  if (r->failed) {
+    if (err) *err = r->sticky;
+    return r->sticky.result;
+  }
+  if (r->pre_have && r->pre_have < 4)
+    return pb_stick(r, err, PB_ERR, r->off, "the stream ends inside the length prefix (%u of 4 bytes)", r->pre_have);
+  if (r->pre_have == 4)
+    return pb_stick(r, err, PB_ERR, r->off, "the stream ends inside the frame (%zu of %" PRIu32 " bytes)", r->have, r->need);
+  if (err) err->result = EMBD_OK, err->offset = 0, err->message[0] = 0;
+  return EMBD_OK;
+}
+
+/* ---- the encoder ------------------------------------------------------------------------ */
+
+/* tool_calls must be a run of field-4 length-delimited records. */
+static int pb_tool_calls_ok(const uint8_t *p, size_t n) {
+  const uint8_t *q = p, *end = p + n;
+  while (q < end) {
+    uint64_t tag, l;
+    if (pb_varint(&q, end, &tag) || tag != ((4u << 3) | 2)) return 0;
+    if (pb_varint(&q, end, &l) || l > (uint64_t)(end - q)) return 0;
+    q += l;
+  }
+  return 1;
+}
+
+static embd_result pb_sizes(const embd_codec_stream_frame *f, uint64_t *packed, uint64_t *payload) {
+  if (!f || (!f->ids && f->n_ids) || (!f->tool_calls && f->tool_calls_len))
+    return EMBD_ERR_INVALID_ARGUMENT;
+  if (f->tool_calls && !pb_tool_calls_ok(f->tool_calls, f->tool_calls_len)) return EMBD_ERR_INVALID_ARGUMENT;
+  uint64_t pk = 0;
+  for (size_t i = 0; i < f->n_ids; i++) pk += pb_vlen(f->ids[i]);
+  uint64_t s = 0;
+  if (f->n_ids) s += 1 + pb_vlen(pk) + pk;
+  if (f->done) s += 2;
+  if (f->finish_reason) s += 1 + pb_vlen(f->finish_reason_len) + f->finish_reason_len;
+  if (f->tool_calls) s += f->tool_calls_len;
+  if (s == 0 || s > UINT32_MAX) return EMBD_ERR_INVALID_ARGUMENT;
+  if ((uint64_t)(size_t)(s + 4) != s + 4) return EMBD_ERR_INVALID_ARGUMENT;
+  *packed = pk;
+  *payload = s;
+  return EMBD_OK;
+}
+
+embd_result embd_codec_proto_encoded_size(const embd_codec_stream_frame *f, size_t *size) {
+  uint64_t pk, s;
+  if (!size) return EMBD_ERR_INVALID_ARGUMENT;
+  embd_result r = pb_sizes(f, &pk, &s);
+  if (r != EMBD_OK) return r;
+  *size = (size_t)(s + 4);
+  return EMBD_OK;
+}
+
+embd_result embd_codec_proto_encode(const embd_codec_stream_frame *f, void *out, size_t cap, size_t *written) {
+  uint64_t pk, s;
+  if (written) *written = 0;
+  embd_result r = pb_sizes(f, &pk, &s);
+  if (r != EMBD_OK) return r;
+  if (cap < s + 4 || !out) {
+    if (written) *written = (size_t)(s + 4);
+    return out || !cap ? EMBD_ERR_OUTPUT_TOO_SMALL : EMBD_ERR_INVALID_ARGUMENT;
+  }
+  uint8_t *q = (uint8_t *)out;
+  q[0] = (uint8_t)(s >> 24);
+  q[1] = (uint8_t)(s >> 16);
+  q[2] = (uint8_t)(s >> 8);
+  q[3] = (uint8_t)s;
+  q += 4;
+  if (f->n_ids) {
+    *q++ = 0x0a;
+    q = pb_put_varint(q, pk);
+    for (size_t i = 0; i < f->n_ids; i++) {
+      uint32_t v = f->ids[i];
+      if (v < 0x80) {
+        *q++ = (uint8_t)v;
+      } else {
+        q = pb_put_varint(q, v);
+      }
+    }
+  }
+  if (f->done) {
+    *q++ = 0x10;
+    *q++ = 0x01;
+  }
+  if (f->finish_reason) {
+    *q++ = 0x1a;
+    q = pb_put_varint(q, f->finish_reason_len);
+    if (f->finish_reason_len) memcpy(q, f->finish_reason, f->finish_reason_len);
+    q += f->finish_reason_len;
+  }
+  if (f->tool_calls_len) {
+    memcpy(q, f->tool_calls, f->tool_calls_len);
+    q += f->tool_calls_len;
+  }
+  if (written) *written = (size_t)(s + 4);
+  return EMBD_OK;
+}
