@@ -400,9 +400,10 @@ int cmd_encode(int argc, char **argv) {
     int pr;
     for (;;) {
       if ((rc = cli_in_peek(&in, need, &p, &got))) goto done;
+      const size_t asked = need;
       pr = npy_header_parse(p, got, &ni, &need, err, sizeof err);
       if (pr <= 0) break;
-      if (got < need) {
+      if (need > sizeof in.peek || got < asked || need <= got) {
         if (need > sizeof in.peek) snprintf(err, sizeof err, "header longer than 4096 bytes");
         else snprintf(err, sizeof err, "truncated header: %zu of its %zu bytes", got, need);
         pr = -1;

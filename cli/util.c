@@ -301,6 +301,16 @@ int cli_fmt_f32(char *buf, float v) {
     else lo = mid + 1;
   }
   n = snprintf(buf, 32, "%.*g", lo, (double)v);
+  if (memchr(buf, 'e', (size_t)n)) { /* "1e+02": a longer precision may be shorter text ("100") */
+    char alt[32];
+    for (int p = lo + 1; p <= 9; p++) {
+      const int m = snprintf(alt, sizeof alt, "%.*g", p, (double)v);
+      if (m < n) {
+        memcpy(buf, alt, (size_t)m + 1);
+        n = m;
+      }
+    }
+  }
   return n;
 }
 

@@ -1,0 +1,480 @@
+#!/usr/bin/env python3
+"""Tests of the embd command-line tool: each subcommand on good and bad input, output,
+message substrings and exit codes. Run by ctest (tests/CMakeLists.txt, label cli):
+
+    test_cli.py EMBD_EXECUTABLE GROUP      GROUP: help cpu encode decode inspect verify
+                                                  openai npy roundtrip big | all
+The numpy checks (group npy, partly roundtrip) are skipped, with a message, when numpy
+cannot be imported (Debian: python3-numpy)."""
+import base64
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+EMBD = None
+TMP = None
+FAILS = []
+CHECKS = 0
+
+try:
+    import numpy as np
+except ImportError:  # a pyenv/venv python without numpy: Debian's python3-numpy, same ABI
+    sys.path.append("/usr/lib/python3/dist-packages")
+    try:
+        import numpy as np
+    except Exception:  # noqa: BLE001
+        np = None
+
+
+def run(args, stdin=b"", env=None):
+    e = dict(os.environ)
+    e.pop("EMBD_ISA", None)
+    e["EMBD_NO_PROGRESS"] = "1"
+    if env:
+        e.update(env)
+    p = subprocess.run([EMBD] + args, input=stdin, capture_output=True, env=e, timeout=600)
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def check(cond, what):
+    global CHECKS
+    CHECKS += 1
+    if not cond:
+        FAILS.append(what)
+        print("FAIL:", what, flush=True)
+
+
+def expect(args, rc, stdin=b"", err_has=(), out_has=(), env=None, name=None):
+    got_rc, out, err = run(args, stdin, env)
+    label = name or "embd " + " ".join(args)
+    check(got_rc == rc, "%s: exit %d, want %d; stderr: %s" % (label, got_rc, rc, err.strip()[:400]))
+    for s in err_has:
+        check(s in err, "%s: stderr lacks %r: %s" % (label, s, err.strip()[:400]))
+    text = out.decode("utf-8", "replace")
+    for s in out_has:
+        check(s in text, "%s: stdout lacks %r: %s" % (label, s, text[:400]))
+    return out, err
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def write(name, data):
+    p = path(name)
+    with open(p, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+    return p
+
+
+def read(name):
+    with open(path(name), "rb") as f:
+        return f.read()
+
+
+# ---- an independent EMBD encoder (docs/FORMAT.md), the oracle ---------------------------
+def frame(vec, flags=0):
+    payload = struct.pack("<%df" % len(vec), *vec)
+    if flags & 1:
+        z = zlib.compress(payload)
+        payload = struct.pack("<I", len(z)) + z
+    h = b"EMBD" + bytes([1, flags, 0, 0]) + struct.pack("<I", len(vec))
+    h += struct.pack("<I", zlib.crc32(h))
+    out = h + payload
+    if flags & 2:
+        out += struct.pack("<I", zlib.crc32(payload))
+    return out
+
+
+def batch(vecs, flags=0):
+    return struct.pack("<I", len(vecs)) + b"".join(frame(v, flags) for v in vecs)
+
+
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def rand_vecs(n, d, seed=1):
+    r = random.Random(seed)
+    return [[f32(r.uniform(-2, 2)) for _ in range(d)] for _ in range(n)]
+
+
+def jsonl(vecs):
+    return "".join("[" + ",".join(repr(x) for x in v) + "]\n" for v in vecs)
+
+
+def parse_jsonl(out):
+    """The vectors of JSON lines output, each number read as the nearest float32 (the
+    shortest text that round-trips through float32 need not round-trip through double)."""
+    return [[x if x is None else f32(x) for x in json.loads(line)]
+            for line in out.decode().splitlines() if line.strip()]
+
+
+# ---- groups ------------------------------------------------------------------------------
+def t_help():
+    expect(["--help"], 0, out_has=["Commands:", "encode", "decode", "inspect", "verify",
+                                   "openai", "cpu", "Exit status", "Examples"])
+    expect(["--version"], 0, out_has=["embd 0."])
+    for c in ["encode", "decode", "inspect", "verify", "openai", "cpu"]:
+        out, _ = expect([c, "--help"], 0, out_has=["Usage: embd " + c, "Example"])
+        expect(["help", c], 0, out_has=["Usage: embd " + c])
+    out, _ = expect(["--help"], 0)
+    check(b"tokens" not in out and b"  bench" not in out or b"bench " in out,
+          "no stubs listed for commands not built")
+    expect([], 2, err_has=["Usage: embd"])
+    expect(["frobnicate"], 2, err_has=["unknown command 'frobnicate'"])
+    expect(["decode", "--bogus"], 2, err_has=["Try 'embd decode --help'"])
+    expect(["decode", "--to", "xml"], 2, err_has=["--to: 'xml'"])
+    expect(["encode", "--level", "12", "x"], 2, err_has=["--level"])
+    expect(["encode", "--from", "raw", "-"], 2, err_has=["needs --dims"])
+    expect(["cpu"], 2, env={"EMBD_ISA": "bogus"}, err_has=["EMBD_ISA=bogus"])
+
+
+def t_cpu():
+    out, _ = expect(["cpu"], 0, out_has=["cpu features:", "kernels:", "crc32", "bswap32",
+                                         "base64-decode", "base64-encode", "<- active",
+                                         "scalar", "runnable"])
+    text = out.decode()
+    check(text.count("<- active") == 4, "cpu: one active implementation per kernel")
+    check(text.count("active: ") == 4, "cpu: the active line per kernel")
+    out, _ = expect(["cpu"], 0, env={"EMBD_ISA": "scalar"}, out_has=["EMBD_ISA:     scalar"])
+    text = out.decode()
+    check(text.count("active: scalar") == 4, "cpu: EMBD_ISA=scalar makes every kernel scalar:\n" + text)
+    check("not runnable" in text or "avx" not in text, "cpu: masked implementations are not runnable")
+
+
+def t_encode():
+    vecs = [[1.0, 2.5, -3.0], [0.1, 1e-45, 3.4028234663852886e38], [-0.0, 0.0, 7.0]]
+    vecs = [[f32(x) for x in v] for v in vecs]
+    src = write("a.jsonl", jsonl(vecs))
+    expect(["encode", src, "-o", path("a.embd")], 0)
+    check(read("a.embd") == batch(vecs), "encode jsonl: byte-identical to the reference batch")
+    for fl, opts in [(1, ["--compress"]), (2, ["--payload-crc"]), (3, ["-z", "-c"])]:
+        out, _ = expect(["encode", src] + opts, 0, name="encode " + " ".join(opts))
+        if fl & 1:  # zlib streams may differ by level/strategy: decode and compare
+            check(len(out) > 4 and out[9] == fl, "encode %s: flags byte %d" % (opts, fl))
+            o2, _ = expect(["decode", "-"], 0, stdin=out)
+            check(parse_jsonl(o2) == vecs, "encode %s: decodes back" % opts)
+        else:
+            check(out == batch(vecs, fl), "encode %s: byte-identical" % opts)
+    # stdin, auto-detection by content
+    out, _ = expect(["encode"], 0, stdin=jsonl(vecs).encode(), name="encode jsonl stdin")
+    check(out == batch(vecs), "encode jsonl from stdin")
+    # blank lines, whitespace
+    out, _ = expect(["encode", "--from", "jsonl"], 0, stdin=b"\n [ 1 , 2 ]\r\n\n[3,4]  \n")
+    check(out == batch([[1, 2], [3, 4]]), "encode: whitespace and blank lines")
+    # raw
+    raw = b"".join(struct.pack("<%df" % len(v), *v) for v in vecs)
+    rp = write("a.f32", raw)
+    out, _ = expect(["encode", "--dims", "3", rp], 0)
+    check(out == batch(vecs), "encode raw file")
+    out, _ = expect(["encode", "--from", "raw", "--dims", "3"], 0, stdin=raw)
+    check(out == batch(vecs), "encode raw stdin")
+    expect(["encode", "--dims", "4", rp], 1, err_has=["not a whole number of 4-dims", "left over"])
+    expect(["encode", "--from", "raw", "--dims", "4"], 1, stdin=raw, err_has=["left over"])
+    # bad JSON lines: line:column
+    bad = [
+        (b"[1,2]\n[1,x]\n", ["<stdin>:2:4:", "expected a number"]),
+        (b"[1,2]\n[1,2,3]\n", ["<stdin>:2:1:", "3 values, line 1 had 2"]),
+        (b"[1,null]\n", ["1:4:", "null is not a number"]),
+        (b"[1,1e39]\n", ["1:4:", "beyond the float32 range"]),
+        (b"[1,2\n", ["unexpected end of line"]),
+        (b"[1,2] x\n", ["1:7:", "unexpected text after the array"]),
+        (b"[01]\n", ["1:2:"]),
+        (b"[1.]\n", ["1:2:"]),
+        (b"[NaN]\n", ["1:2:"]),
+        (b"[1 2]\n", ["1:4:", "expected ',' or ']'"]),
+        (b"{\"a\":1}\n", ["<stdin>: ", "data"]),  # auto-detected as openai: not a response
+    ]
+    for data, subs in bad:
+        expect(["encode"], 1, stdin=data, err_has=subs, name="encode bad %r" % data)
+    expect(["encode", "--from", "jsonl"], 1, stdin=b"1,2\n", err_has=["1:1:", "expected '['"])
+    expect(["encode", "--dims", "3", "--from", "jsonl"], 1, stdin=b"[1,2]\n", err_has=["--dims is 3"])
+    # empty input
+    expect(["encode"], 1, stdin=b"", err_has=["empty"])
+    out, _ = expect(["encode", "--from", "jsonl"], 0, stdin=b"")
+    check(out == struct.pack("<I", 0), "encode: empty jsonl is an empty batch")
+    expect(["encode", "--from", "raw", "--dims", "2"], 0, stdin=b"")
+    expect(["encode"], 2, stdin=b"garbage", err_has=["cannot tell the input format"])
+    # I/O errors
+    expect(["encode", path("missing.jsonl")], 3, err_has=["missing.jsonl: cannot open"])
+    expect(["encode", src, "-o", path("nodir/x.embd")], 3, err_has=["cannot open for writing"])
+    # a failed encode leaves no output file behind
+    expect(["encode", "--from", "jsonl", "-o", path("fail.embd")], 1, stdin=b"[1]\n[x]\n")
+    check(not os.path.exists(path("fail.embd")), "encode: failed output removed")
+
+
+def t_decode():
+    vecs = rand_vecs(20, 7)
+    b = write("d.embd", batch(vecs))
+    out, _ = expect(["decode", b], 0)
+    check(parse_jsonl(out) == vecs, "decode: values exact through shortest round-trip text")
+    # shortest form
+    out, _ = expect(["decode"], 0, stdin=batch([[f32(0.1), 1.0, -0.0, f32(1e-45), 3.4028234663852886e38, 100.0, 1e6, 123456.0, f32(1.5e-5)]]))
+    check(out == b"[0.1,1,-0,1e-45,3.4028235e+38,100,1e+06,123456,1.5e-05]\n", "decode: shortest forms: %r" % out)
+    for fl in (1, 2, 3):
+        out, _ = expect(["decode", "-"], 0, stdin=batch(vecs, fl))
+        check(parse_jsonl(out) == vecs, "decode flags %d" % fl)
+    # stream
+    s = b"".join(frame(v, 2) for v in vecs)
+    out, _ = expect(["decode", "--stream"], 0, stdin=s)
+    check(parse_jsonl(out) == vecs, "decode --stream")
+    expect(["decode"], 1, stdin=s, err_has=["try --stream"])
+    # raw
+    out, _ = expect(["decode", "--to", "raw", "-o", path("d.f32"), b], 0)
+    check(read("d.f32") == b"".join(struct.pack("<7f", *v) for v in vecs), "decode --to raw")
+    # NaN / inf -> null + one warning
+    out, err = expect(["decode"], 0, stdin=batch([[float("nan"), float("inf"), 1.0], [float("-inf"), 0, 0]]),
+                      err_has=["warning", "null"])
+    check(out == b"[null,null,1]\n[null,0,0]\n", "decode: non-finite as null: %r" % out)
+    check(err.count("warning: frame") == 1, "decode: warns once per run with the place")
+    out, _ = expect(["decode", "--to", "raw"], 0, stdin=batch([[float("nan")]]))
+    check(out == struct.pack("<f", float("nan")), "decode --to raw keeps NaN bits")
+    # mixed dims: fine for jsonl, not for raw/npy
+    mixed = batch([[1, 2], [1, 2, 3]])
+    out, _ = expect(["decode"], 0, stdin=mixed)
+    check(out == b"[1,2]\n[1,2,3]\n", "decode: mixed dims to jsonl")
+    expect(["decode", "--to", "raw"], 1, stdin=mixed, err_has=["frame 1 at byte", "has 3 dims"])
+    expect(["decode", "--dims", "2"], 1, stdin=mixed, err_has=["frame 1 at byte"])
+    # bad input
+    good = batch(vecs)
+    corrupt = bytearray(good)
+    corrupt[4 + 2 * 44 + 13] ^= 1  # frame 2's header CRC
+    write("bad.embd", bytes(corrupt))
+    expect(["decode", path("bad.embd")], 1,
+           err_has=["embd decode: " + path("bad.embd") + ": frame 2 at byte 92", "CRC"])
+    expect(["decode"], 1, stdin=good[:-3], err_has=["truncated"])
+    expect(["decode"], 1, stdin=b"", err_has=["embd decode: <stdin>:"])
+    expect(["decode"], 1, stdin=b"hello world, not a frame", err_has=["frame 0 at byte 4"])
+    expect(["decode"], 1, stdin=good + b"x", err_has=["after"])
+    expect(["decode", "--max-dims", "4"], 1, stdin=good, err_has=["frame 0", "--max-dims"])
+    pay = bytearray(batch(vecs, 2))
+    pay[4 + 20] ^= 0x40
+    expect(["decode"], 1, stdin=bytes(pay), err_has=["frame 0 at byte", "payload CRC"])
+    expect(["decode", path("nope.embd")], 3, err_has=["cannot open"])
+
+
+def t_inspect():
+    vecs = rand_vecs(3, 4)
+    b = write("i.embd", batch(vecs, 2) )
+    out, _ = expect(["inspect", b], 0, out_has=[
+        "batch count 3", "frame 0 at byte 4: magic ok, version 1, flags 0x02 (payload-crc), dims 4",
+        "header crc 0x", ") ok", "payload crc 0x", "size 36", "frame 2 at byte 76",
+        "summary: 3 frames, 112 bytes", "dims: 4 x3", "flags: payload-crc x3"])
+    out, _ = expect(["inspect", "-"], 0, stdin=batch(vecs, 1) + b"", out_has=["compressed ", "zlib"])
+    out, _ = expect(["inspect", "--summary", "--stream"], 0,
+                    stdin=frame([1, 2]) + frame([1, 2, 3], 3) + frame([5, 6]),
+                    out_has=["summary: 3 frames", "dims: 2 x2, 3 x1", "none x2", "zlib,payload-crc x1"])
+    check(b"frame 0" not in out, "inspect --summary prints only the summary")
+    bad = bytearray(batch(vecs))
+    bad[4 + 32 + 12] ^= 0xff  # frame 1's stored header CRC
+    out, err = expect(["inspect"], 1, stdin=bytes(bad), out_has=["MISMATCH", "INVALID", "summary: 1 frames"],
+                      err_has=["frame 1 at byte 48", "header CRC"])
+    bad = bytearray(batch(vecs))
+    bad[4 + 32] = ord("X")
+    expect(["inspect"], 1, stdin=bytes(bad), out_has=["magic BAD"], err_has=["frame 1 at byte 36", "magic"])
+    expect(["inspect"], 1, stdin=batch(vecs)[:-1], err_has=["frame 2 at byte", "truncated"])
+    expect(["inspect"], 1, stdin=b"", err_has=["empty"])
+    expect(["inspect"], 1, stdin=b"\x05\x00\x00\x00", err_has=["frame 0 at byte 4", "truncated"])
+    expect(["inspect"], 1, stdin=batch(vecs) + b"zz", err_has=["after the last of the 3 frames, from byte 100"])
+    expect(["inspect", "-m", "2"], 1, stdin=batch(vecs), err_has=["frame 0"])
+
+
+def t_verify():
+    vecs = rand_vecs(5, 3)
+    good = write("v.embd", batch(vecs, 3))
+    expect(["verify", good], 0, out_has=["ok: 5 frames, 15 values"])
+    out, _ = expect(["verify", "-q", good], 0)
+    check(out == b"", "verify -q is quiet")
+    expect(["verify", "--stream"], 0, stdin=b"".join(frame(v) for v in vecs))
+    expect(["verify", "--stream"], 0, stdin=b"")
+    expect(["verify", "--dims", "4", good], 1, err_has=["frame 0 at byte 4"])
+    # corrupted zlib stream inside a frame: found by inflating (no payload CRC here)
+    z = bytearray(batch(vecs, 1))
+    z[4 + 20 + 2] ^= 0xff
+    expect(["verify"], 1, stdin=bytes(z), err_has=["frame 0 at byte"])
+    for cut in (1, 3, 10, 30):
+        expect(["verify"], 1, stdin=batch(vecs)[:-cut], err_has=["truncated"], name="verify cut %d" % cut)
+    bad = bytearray(batch(vecs))
+    bad[4 + 3 * 28 + 4] = 2  # frame 3's version
+    write("bad.embd", bytes(bad))
+    expect(["verify", good, path("bad.embd")], 1,
+           err_has=["embd verify: " + path("bad.embd") + ": frame 3 at byte 88"])
+    expect(["verify"], 1, stdin=b"not a frame at all, really", err_has=["frame 0 at byte 4"])
+    expect(["verify"], 1, stdin=b"", err_has=["<stdin>"])
+    expect(["verify", path("absent")], 3, err_has=["cannot open"])
+
+
+def openai_body(vecs, b64=False, order=None):
+    order = order or list(range(len(vecs)))
+    items = []
+    for i in order:
+        emb = base64.b64encode(struct.pack("<%df" % len(vecs[i]), *vecs[i])).decode() if b64 else vecs[i]
+        items.append({"object": "embedding", "index": i, "embedding": emb})
+    return json.dumps({"object": "list", "data": items, "model": "text-embedding-3-small",
+                       "usage": {"prompt_tokens": 5, "total_tokens": 5}})
+
+
+def t_openai():
+    vecs = rand_vecs(4, 6, seed=3)
+    for b64 in (False, True):
+        body = openai_body(vecs, b64, order=[2, 0, 3, 1]).encode()
+        out, _ = expect(["openai"], 0, stdin=body)
+        check(parse_jsonl(out) == vecs, "openai b64=%s: jsonl in input order" % b64)
+        out, _ = expect(["openai", "--to", "embd"], 0, stdin=body)
+        check(out == batch(vecs), "openai --to embd b64=%s" % b64)
+        out, _ = expect(["openai", "--to", "raw"], 0, stdin=body)
+        check(out == b"".join(struct.pack("<6f", *v) for v in vecs), "openai --to raw")
+        out, _ = expect(["encode"], 0, stdin=body)
+        check(out == batch(vecs), "encode auto-detects an openai response b64=%s" % b64)
+    p1 = write("p1.json", openai_body(vecs[:2]))
+    p2 = write("p2.json", openai_body(vecs[2:], True))
+    out, err = expect(["openai", "-v", p1, p2], 0, err_has=["text-embedding-3-small", "4 vectors of 6 dims"])
+    check(parse_jsonl(out) == vecs, "openai: two responses stitched in order")
+    out, _ = expect(["openai", "--to", "embd", "-c"], 0, stdin=openai_body(vecs).encode())
+    check(out == batch(vecs, 2), "openai --to embd --payload-crc")
+    expect(["openai", "-c"], 2, stdin=b"{}", err_has=["need --to embd"])
+    expect(["openai"], 1, stdin=b'{"data": [{"index": 0, "embedding": [1, "x"]}]}',
+           err_has=["data[0].embedding[1]", "body byte"])
+    expect(["openai"], 1, stdin=b'{"data": [{"index": 0, "embedding": "AAA*"}]}', err_has=["base64"])
+    expect(["openai"], 1, stdin=b'{"data": [', err_has=["<stdin>:"])
+    expect(["openai"], 1, stdin=b"", err_has=["<stdin>:"])
+    expect(["openai", "--dims", "5"], 1, stdin=openai_body(vecs).encode(), err_has=["--dims is 5"])
+    expect(["openai", path("gone.json")], 3, err_has=["cannot open"])
+
+
+def t_npy():
+    if np is None:
+        print("SKIP: the numpy checks (python3 cannot import numpy: install python3-numpy)")
+        return
+    vecs = rand_vecs(50, 12, seed=5)
+    a = np.array(vecs, dtype="<f4")
+    b = write("n.embd", batch(vecs))
+    expect(["decode", "--to", "npy", "-o", path("n.npy"), b], 0)
+    raw = read("n.npy")
+    check(raw[:6] == b"\x93NUMPY" and raw[6] == 1 and raw[7] == 0, "npy: version 1.0")
+    hl = struct.unpack("<H", raw[8:10])[0]
+    check((10 + hl) % 64 == 0, "npy: header padded to a multiple of 64")
+    got = np.load(path("n.npy"))
+    check(got.dtype == np.dtype("<f4") and got.shape == (50, 12), "npy: dtype/shape %s %s" % (got.dtype, got.shape))
+    check(np.array_equal(got.view("<u4"), a.view("<u4")), "npy written by embd: same values")
+    # stream with unknown count: header fixed at the end
+    write("n.stream", b"".join(frame(v) for v in vecs))
+    expect(["decode", "--stream", "--to", "npy", "-o", path("ns.npy"), path("n.stream")], 0)
+    check(np.array_equal(np.load(path("ns.npy")), a), "npy from --stream")
+    expect(["decode", "--stream", "--to", "npy", "-o", "-"], 2, stdin=read("n.stream"),
+           err_has=["seekable"])
+    # empty batch -> shape (0, 0)
+    expect(["decode", "--to", "npy", "-o", path("e.npy")], 0, stdin=struct.pack("<I", 0))
+    check(np.load(path("e.npy")).shape == (0, 0), "npy: empty batch")
+    # numpy-written files convert correctly: <f4, >f4, <f8, >f8, 1-D, fortran 1-row
+    for dt in ("<f4", ">f4", "<f8", ">f8"):
+        np.save(path("in.npy"), a.astype(dt))
+        out, _ = expect(["encode", path("in.npy")], 0, name="encode npy " + dt)
+        check(out == batch(vecs), "encode npy %s: same batch" % dt)
+    d = np.array([0.1, 0.2, 1e-30, -5.5], dtype="<f8")
+    np.save(path("d8.npy"), d)
+    out, _ = expect(["encode", path("d8.npy")], 0)
+    check(out == batch([[f32(x) for x in d.tolist()]]), "encode <f8 1-D: rounded to nearest float32")
+    np.save(path("big8.npy"), np.array([[1e300]], dtype="<f8"))
+    expect(["encode", path("big8.npy")], 1, err_has=["beyond the float32 range"])
+    np.save(path("i4.npy"), np.zeros((2, 2), dtype="<i4"))
+    expect(["encode", path("i4.npy")], 1, err_has=["dtype '<i4' not supported"])
+    np.save(path("f.npy"), np.asfortranarray(a))
+    expect(["encode", path("f.npy")], 1, err_has=["fortran_order"])
+    np.save(path("3d.npy"), np.zeros((2, 2, 2), dtype="<f4"))
+    expect(["encode", path("3d.npy")], 1, err_has=["more than 2 dimensions"])
+    np.save(path("t.npy"), a)
+    full = read("t.npy")
+    write("t_cut.npy", full[:-5])
+    expect(["encode", path("t_cut.npy")], 1, err_has=["truncated", "vector 49"])
+    write("t_hdr.npy", full[:40])
+    expect(["encode", "--from", "npy", path("t_hdr.npy")], 1, err_has=["truncated header"])
+    write("t_tail.npy", full + b"\0")
+    expect(["encode", path("t_tail.npy")], 1, err_has=["unexpected bytes after the 50 vectors"])
+    out, _ = expect(["encode", "--from", "npy"], 0, stdin=full)
+    check(out == batch(vecs), "encode npy from stdin")
+    expect(["encode", "--from", "npy"], 1, stdin=b"PK\x03\x04 not npy", err_has=["not a .npy file"])
+    # openai -> npy
+    expect(["openai", "--to", "npy", "-o", path("o.npy")], 0, stdin=openai_body(vecs, True).encode())
+    check(np.array_equal(np.load(path("o.npy")), a), "openai --to npy")
+
+
+def t_roundtrip():
+    vecs = rand_vecs(30, 9, seed=7) + [[0.0] * 9, [-0.0] * 9, [f32(1e-45)] * 9,
+                                          [3.4028234663852886e38] * 9]
+    src = write("r.jsonl", jsonl(vecs))
+    for opts in ([], ["--payload-crc"], ["--compress", "--level", "9"], ["-z", "-c"]):
+        tag = "".join(opts) or "plain"
+        e1 = path("r1%s.embd" % tag)
+        expect(["encode"] + opts + [src, "-o", e1], 0)
+        expect(["verify", "-q", e1], 0)
+        expect(["decode", e1, "-o", path("r.out.jsonl")], 0)
+        e2 = path("r2%s.embd" % tag)
+        expect(["encode"] + opts + [path("r.out.jsonl"), "-o", e2], 0)
+        check(read(os.path.basename(e1)) == read(os.path.basename(e2)),
+              "round trip encode -> decode -> encode byte-identical (%s)" % tag)
+        check(parse_jsonl(read("r.out.jsonl")) == vecs, "round trip values (%s)" % tag)
+        # raw and npy round trips
+        expect(["decode", "--to", "raw", "-o", path("r.f32"), e1], 0)
+        e3 = path("r3%s.embd" % tag)
+        expect(["encode"] + opts + ["--dims", "9", path("r.f32"), "-o", e3], 0)
+        check(read(os.path.basename(e1)) == read(os.path.basename(e3)), "raw round trip (%s)" % tag)
+        expect(["decode", "--to", "npy", "-o", path("r.npy"), e1], 0)
+        e4 = path("r4%s.embd" % tag)
+        expect(["encode"] + opts + [path("r.npy"), "-o", e4], 0)
+        check(read(os.path.basename(e1)) == read(os.path.basename(e4)), "npy round trip (%s)" % tag)
+
+
+def t_big():
+    n, d = 100000, 16
+    r = random.Random(11)
+    raw = bytearray(struct.pack("<%df" % (n * d), *[r.uniform(-1, 1) for _ in range(n * d)]))
+    write("big.f32", bytes(raw))
+    expect(["encode", "--dims", str(d), "--payload-crc", path("big.f32"), "-o", path("big.embd")], 0)
+    size = os.path.getsize(path("big.embd"))
+    check(size == 4 + n * (16 + d * 4 + 4), "big: batch size %d" % size)
+    expect(["verify", path("big.embd")], 0, out_has=["ok: 100000 frames, 1600000 values"])
+    expect(["inspect", "-S", path("big.embd")], 0, out_has=["summary: 100000 frames", "dims: 16 x100000"])
+    expect(["decode", "--to", "raw", "-o", path("big.out"), path("big.embd")], 0)
+    check(read("big.out") == bytes(raw), "big: decode --to raw gives the input back")
+    expect(["decode", path("big.embd"), "-o", path("big.jsonl")], 0)
+    expect(["encode", "--payload-crc", path("big.jsonl"), "-o", path("big2.embd")], 0)
+    check(read("big.embd") == read("big2.embd"), "big: jsonl round trip byte-identical")
+    # the stream decoder over the 1 MiB chunk boundaries, from a pipe
+    out, _ = expect(["decode", "--to", "raw", "-"], 0, stdin=read("big.embd"))
+    check(out == bytes(raw), "big: decode from stdin")
+    b = bytearray(read("big.embd"))
+    k = 77777
+    off = 4 + k * (16 + d * 4 + 4)
+    b[off + 40] ^= 1
+    expect(["verify", "-"], 1, stdin=bytes(b), err_has=["frame %d at byte %d" % (k, off), "payload CRC"])
+
+
+GROUPS = {"help": t_help, "cpu": t_cpu, "encode": t_encode, "decode": t_decode,
+          "inspect": t_inspect, "verify": t_verify, "openai": t_openai, "npy": t_npy,
+          "roundtrip": t_roundtrip, "big": t_big}
+
+
+def main():
+    global EMBD, TMP
+    if len(sys.argv) != 3 or (sys.argv[2] not in GROUPS and sys.argv[2] != "all"):
+        print(__doc__)
+        return 2
+    EMBD = os.path.abspath(sys.argv[1])
+    groups = list(GROUPS) if sys.argv[2] == "all" else [sys.argv[2]]
+    with tempfile.TemporaryDirectory(prefix="embd-cli-") as t:
+        TMP = t
+        for g in groups:
+            GROUPS[g]()
+    print("%d checks, %d failed" % (CHECKS, len(FAILS)))
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
