@@ -74,12 +74,8 @@ static size_t utf8_bad(const uint8_t *s, size_t n, const char **why) {
     i += k + 1;
     continue;
   bad:
-    if (c == 0xE0 || c == 0xF0)
-      *why = (s[i + 1] & 0xC0) == 0x80 ? "overlong encoding" : "truncated sequence";
-    else if (c == 0xED)
-      *why = (s[i + 1] & 0xC0) == 0x80 ? "surrogate (U+D800-U+DFFF)" : "truncated sequence";
-    else if (c == 0xF4)
-      *why = (s[i + 1] & 0xC0) == 0x80 ? "above U+10FFFF" : "truncated sequence";
+    if (n - i > 1 && (s[i + 1] & 0xC0) == 0x80 && (s[i + 1] < lo || s[i + 1] > hi))
+      *why = c == 0xED ? "surrogate (U+D800-U+DFFF)" : c == 0xF4 ? "above U+10FFFF" : "overlong encoding";
     else
       *why = "truncated sequence";
     return i + 1;
