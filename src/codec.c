@@ -208,7 +208,7 @@ embd_result embd_codec_next(const void *buf, size_t len, size_t *pos, uint32_t *
   if (!buf || !pos || !index || !frame || *pos >= len)
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, pos ? *pos : 0,
                      "NULL argument, or no bytes left at *pos");
-  size_t used;
+  size_t used = 0;
   embd_result r = decode_at((const uint8_t *)buf, len, *pos, *index,
                             max_of(opt ? opt->max_payload : 0), frame, &used, err);
   if (r != EMBD_OK) return r;
