@@ -17,3 +17,9 @@ export PKG_CONFIG_PATH=$tmp/prefix/lib/pkgconfig
 cc tests/consumer/main.c $(pkg-config --cflags --libs embd) -Wl,-rpath,"$tmp/prefix/lib" -o "$tmp/pc"
 "$tmp/pc"
 echo "check-install: find_package (shared, static) and pkg-config consumers ok"
+# the command-line tool and its man page (EMBD_BUILD_CLI)
+if [[ -x $tmp/prefix/bin/embd || -f $build/embd ]]; then
+  "$tmp/prefix/bin/embd" --version
+  test -f "$tmp/prefix/share/man/man1/embd.1" || { echo "check-install: share/man/man1/embd.1 missing" >&2; exit 1; }
+  echo "check-install: bin/embd and share/man/man1/embd.1 ok"
+fi

@@ -18,6 +18,8 @@ pkgs=(
 # node runs the seed TypeScript codec for the interop test (tests/interop). A node already
 # on PATH (nvm, NodeSource, a tarball) is kept: Debian's nodejs is only installed without one.
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+# numpy loads and writes the .npy files of the CLI tests (tests/cli; they skip those checks without it).
+pkgs+=(python3-numpy)
 
 missing=()
 for p in "${pkgs[@]}"; do

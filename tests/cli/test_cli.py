@@ -38,7 +38,11 @@ def run(args, stdin=b"", env=None):
     if env:
         e.update(env)
     p = subprocess.run([EMBD] + args, input=stdin, capture_output=True, env=e, timeout=600)
-    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+    err = p.stderr.decode("utf-8", "replace")
+    # sanitizer builds: a report fails the check whatever the exit code
+    check("Sanitizer" not in err and "runtime error:" not in err,
+          "embd %s: sanitizer report:\n%s" % (" ".join(args), err[:2000]))
+    return p.returncode, p.stdout, err
 
 
 def check(cond, what):
@@ -249,6 +253,14 @@ def t_decode():
     expect(["decode", path("bad.embd")], 1,
            err_has=["embd decode: " + path("bad.embd") + ": frame 2 at byte 92", "CRC"])
     expect(["decode"], 1, stdin=good[:-3], err_has=["truncated"])
+    # the same from regular files (read to their end, then the decoder's finish)
+    write("cut.embd", good[:-3])
+    expect(["decode", path("cut.embd")], 1, err_has=["cut.embd: frame 19 at byte", "truncated"])
+    expect(["verify", path("cut.embd")], 1, err_has=["truncated"])
+    write("short.embd", batch(vecs[:3])[:4] + good[4:4 + 2 * 44])  # count 3, two frames
+    expect(["decode", "--to", "raw", path("short.embd")], 1, err_has=["short.embd:"])
+    write("tail.embd", good + b"\0\0")
+    expect(["decode", path("tail.embd")], 1, err_has=["tail.embd:", "after"])
     expect(["decode"], 1, stdin=b"", err_has=["embd decode: <stdin>:"])
     expect(["decode"], 1, stdin=b"hello world, not a frame", err_has=["frame 0 at byte 4"])
     expect(["decode"], 1, stdin=good + b"x", err_has=["after"])
