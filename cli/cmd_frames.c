@@ -978,8 +978,9 @@ int cmd_inspect(int argc, char **argv) {
       printf(r ? ": INVALID\n" : "\n");
     }
     if (r) {
+      /* the frame's offset, as the batch and stream decoders report it */
       cli_msg("%s: frame %lu at byte %llu: %s", label, (unsigned long)idx,
-              (unsigned long long)(off + e.offset), e.message);
+              (unsigned long long)off, e.message);
       rc = cli_exit_for(r);
       break;
     }

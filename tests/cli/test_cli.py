@@ -286,7 +286,9 @@ def t_inspect():
     bad = bytearray(batch(vecs))
     bad[4 + 32 + 12] ^= 0xff  # frame 1's stored header CRC
     out, err = expect(["inspect"], 1, stdin=bytes(bad), out_has=["MISMATCH", "INVALID", "summary: 1 frames"],
-                      err_has=["frame 1 at byte 48", "header CRC"])
+                      err_has=["frame 1 at byte 36: header CRC"])
+    for c in ("verify", "decode"):  # the same place from the streaming decoder
+        expect([c], 1, stdin=bytes(bad), err_has=["embd %s: <stdin>: frame 1 at byte 36: header CRC mismatch" % c])
     bad = bytearray(batch(vecs))
     bad[4 + 32] = ord("X")
     expect(["inspect"], 1, stdin=bytes(bad), out_has=["magic BAD"], err_has=["frame 1 at byte 36", "magic"])
