@@ -17,6 +17,13 @@ list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES EMBD_SYSROOT)
 set(CMAKE_FIND_ROOT_PATH /usr/${_embd_triple})
 if(EMBD_SYSROOT)
   list(APPEND CMAKE_FIND_ROOT_PATH "${EMBD_SYSROOT}")
+  # Debian's multiarch include directory (e.g. openssl/opensslconf.h lives there): a native
+  # compiler searches /usr/include/<triple> by itself, the cross compiler does not know the
+  # private sysroot. Only that directory, not the sysroot's whole /usr/include.
+  if(EXISTS "${EMBD_SYSROOT}/usr/include/${_embd_triple}")
+    set(CMAKE_C_STANDARD_INCLUDE_DIRECTORIES "${EMBD_SYSROOT}/usr/include/${_embd_triple}")
+    set(CMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES "${EMBD_SYSROOT}/usr/include/${_embd_triple}")
+  endif()
 endif()
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
