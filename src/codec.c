@@ -421,6 +421,18 @@ static embd_result complete(embd_codec_reader *r, embd_codec_frame *f, uint64_t 
   return EMBD_OK;
 }
 
+/* Big-endian ids to host order: short frames inline (most TOKENS frames carry one id),
+ * long ones through the dispatched kernel. */
+static inline void ids_from_be(uint32_t *d, const uint8_t *p, size_t n) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (n < 16) {
+    embd_bswap32_words((uint8_t *)d, p, n);
+    return;
+  }
+#endif
+  embd_u32_from_be(d, p, n);
+}
+
 /* A whole frame of n bytes at p (header checked), starting at `start`. */
 static embd_result deliver(embd_codec_reader *r, const uint8_t *p, size_t n, uint64_t start) {
   if (check_payload(p, n, r->index, start, &r->err) != EMBD_OK) return rfail(r, r->err.result);
@@ -432,7 +444,7 @@ static embd_result deliver(embd_codec_reader *r, const uint8_t *p, size_t n, uin
   if (p[0] == EMBD_CODEC_TOKENS && r->o.tokens_dest && !r->asked) {
     uint32_t *d = r->o.tokens_dest(r->o.user, r->index, f.payload_len / 4);
     if (d) {
-      embd_u32_from_be(d, f.payload, f.payload_len / 4);
+      ids_from_be(d, f.payload, f.payload_len / 4);
       f.ids = d;
     }
   }
@@ -485,11 +497,42 @@ static int grow(embd_codec_reader *r, uint64_t need) {
   return 1;
 }
 
+/* The common case, kept tight: valid TOKENS frames wholly inside the chunk, nothing
+ * pending. Stops (returning the bytes it consumed) at anything else, which the general
+ * loop then handles from the same place, errors included. */
+static size_t fast_tokens(embd_codec_reader *r, const uint8_t *p, size_t len) {
+  const uint8_t *const p0 = p;
+  while (len >= CH && p[0] == EMBD_CODEC_TOKENS) {
+    const uint32_t plen = rd32be(p + 1);
+    if ((plen & 3) || plen > r->max || plen > len - CH) break;
+    const size_t n = plen / 4;
+    embd_codec_frame f;
+    f.type = EMBD_CODEC_TOKENS;
+    f.payload = p + CH;
+    f.payload_len = plen;
+    f.ids = NULL;
+    if (r->o.tokens_dest) {
+      uint32_t *d = r->o.tokens_dest(r->o.user, r->index, n);
+      if (d) {
+        ids_from_be(d, p + CH, n);
+        f.ids = d;
+      }
+    }
+    if (complete(r, &f, r->pos) != EMBD_OK) break;
+    p += CH + plen, len -= CH + plen, r->pos += CH + plen;
+  }
+  return (size_t)(p - p0);
+}
+
 embd_result embd_codec_reader_feed(embd_codec_reader *r, const void *data, size_t len,
                                    embd_error *err) {
   if (!r || (!data && len))
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader or data");
   const uint8_t *p = (const uint8_t *)data;
+  if (r->status == EMBD_OK && r->blen == 0 && !r->direct) {
+    const size_t used = fast_tokens(r, p, len);
+    p += used, len -= used;
+  }
   while (r->status == EMBD_OK && len) {
     if (r->direct) {
       const size_t used = feed_direct(r, p, len);

@@ -385,7 +385,8 @@ static void every_chunking(const uint8_t *b, size_t len, size_t maxp) {
       same(b, len, maxp, cuts, 2);
     }
   }
-  size_t *ones = malloc(len * sizeof *ones + 1);
+  size_t *ones = calloc(len + 1, sizeof *ones);
+  assert_non_null(ones);
   for (size_t i = 0; i < len; i++) ones[i] = i + 1;
   same(b, len, maxp, ones, len);
   free(ones);
