@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "bench.h"
 #include "commands.h"
 
 typedef struct cli_command {
@@ -20,7 +21,9 @@ static const cli_command commands[] = {
     {"inspect", cmd_inspect, "each frame's header fields and a summary"},
     {"verify", cmd_verify, "exit 0 when every frame is valid, else the first error"},
     {"openai", cmd_openai, "OpenAI /v1/embeddings response -> JSON lines, .npy, raw or EMBD"},
+    {"tokens", cmd_tokens, "Codec token stream (session, msgpack, protobuf) -> ids or text"},
     {"cpu", cmd_cpu, "CPU features and the implementation each kernel uses"},
+    {"bench", embd_cli_bench, "what each wire format and every kernel costs on this machine"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -29,7 +32,7 @@ static void usage(FILE *f) {
           "Usage: embd <command> [options] [args]\n"
           "       embd --help | --version | help <command>\n"
           "Moves AI numbers over the wire in binary: EMBD float32 frames and batches,\n"
-          "base64 embeddings and OpenAI /v1/embeddings responses.\n"
+          "base64 embeddings and OpenAI /v1/embeddings responses, Codec token streams.\n"
           "\n"
           "Commands:\n");
   for (size_t i = 0; i < NCOMMANDS; i++)

@@ -3,7 +3,7 @@
 message substrings and exit codes. Run by ctest (tests/CMakeLists.txt, label cli):
 
     test_cli.py EMBD_EXECUTABLE GROUP      GROUP: help cpu encode decode inspect verify
-                                                  openai npy roundtrip big | all
+                                                  openai npy roundtrip big tokens bench | all
 The numpy checks (group npy, partly roundtrip) are skipped, with a message, when numpy
 cannot be imported (Debian: python3-numpy)."""
 import base64
@@ -481,9 +481,132 @@ def t_big():
     expect(["verify", "-"], 1, stdin=bytes(b), err_has=["frame %d at byte %d" % (k, off), "payload CRC"])
 
 
+# ---- tokens --------------------------------------------------------------------------------
+MAP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "tokmap-small.json")
+
+
+def sframe(t, payload=b""):
+    return bytes([t]) + struct.pack(">I", len(payload)) + payload
+
+
+def tokens_frame(ids):
+    return sframe(2, b"".join(struct.pack(">I", i) for i in ids))
+
+
+def mp_uint(v):
+    if v < 128:
+        return bytes([v])
+    if v < 256:
+        return b"\xcc" + bytes([v])
+    if v < 65536:
+        return b"\xcd" + struct.pack(">H", v)
+    return b"\xce" + struct.pack(">I", v)
+
+
+def mp_frame(ids, done=False):
+    arr = (bytes([0x90 | len(ids)]) if len(ids) < 16 else b"\xdc" + struct.pack(">H", len(ids)))
+    return b"\x82\xa3ids" + arr + b"".join(mp_uint(i) for i in ids) + b"\xa4done" + (
+        b"\xc3" if done else b"\xc2")
+
+
+def varint(v):
+    out = b""
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def pb_frame(ids, done=False):
+    packed = b"".join(varint(i) for i in ids)
+    msg = b"\x0a" + varint(len(packed)) + packed + (b"\x10\x01" if done else b"")
+    return struct.pack(">I", len(msg)) + msg
+
+
+def t_tokens():
+    # The spec's worked example: ids 50001..50003.
+    ex = bytes.fromhex("020000000C0000C3510000C3520000C353")
+    expect(["tokens", "-"], 0, stdin=ex, out_has=["50001 50002 50003\n"])
+    hello = sframe(0, b'{"codec_version":"0.5","accept_tokenizers":["t1"]}')
+    ready = sframe(1, b'{"codec_version":"0.5","tokenizer_id":"t1","map_url":"u","map_hash":"sha256:' +
+                   b"0" * 64 + b'"}')
+    stream = hello + ready + tokens_frame([1, 2, 4294967295]) + tokens_frame([]) + \
+        tokens_frame([7]) + sframe(3)
+    out, _ = expect(["tokens", write("s.codec", stream)], 0)
+    check(out == b"1 2 4294967295\n\n7\n", "tokens: session ids per frame: %r" % out)
+    # The same ids in the engines' two stream modes (msgpack detected, protobuf named).
+    mp = mp_frame([1, 2, 4294967295]) + mp_frame([]) + mp_frame([7], True)
+    out, _ = expect(["tokens", write("s.mp", mp)], 0)
+    check(out == b"1 2 4294967295\n\n7\n", "tokens: msgpack ids: %r" % out)
+    pb = pb_frame([1, 2, 4294967295]) + pb_frame([7], True)
+    out, _ = expect(["tokens", "--mode", "protobuf", write("s.pb", pb)], 0)
+    check(out == b"1 2 4294967295\n7\n", "tokens: protobuf ids: %r" % out)
+    # Bad streams: what and where, exit 1.
+    expect(["tokens", "-"], 1, stdin=ex[:-1], err_has=["truncated"])
+    expect(["tokens", "-"], 1, stdin=ex + b"\x09\x00\x00\x00\x00", err_has=["frame 1", "unknown frame type 0x09"])
+    expect(["tokens", "-"], 1, stdin=sframe(2, b"\x00\x00\x01"), err_has=["not a multiple of 4"])
+    expect(["tokens", "-"], 1, stdin=sframe(3, b"x"), err_has=["EOS"])
+    expect(["tokens", "--max-frame", "8", "-"], 1, stdin=tokens_frame([1, 2, 3]), err_has=["maximum"])
+    expect(["tokens", "--mode", "protobuf", "-"], 1, stdin=pb[:-2])
+    expect(["tokens", "-"], 1, stdin=mp[:5])
+    out, _ = expect(["tokens", "-"], 0, stdin=b"")
+    check(out == b"", "tokens: empty input, no output")
+    # Text through the tokenizer map: plain pieces, a 4-byte emoji split over byte-fallback
+    # tokens in two frames, a special token rendered and skipped.
+    emoji = "\U0001F600".encode()
+    byte_ids = [3 + b for b in emoji]  # <0x00> is id 3
+    s2 = tokens_frame([259, 260]) + tokens_frame(byte_ids[:2]) + tokens_frame(byte_ids[2:] + [261]) + \
+        tokens_frame([2]) + sframe(3)
+    out, _ = expect(["tokens", "--map", MAP, write("t.codec", s2)], 0)
+    check(out.decode() == "Hello world\U0001F600!</s>\n", "tokens --map: %r" % out)
+    out, _ = expect(["tokens", "--map", MAP, "--skip-special", "-"], 0, stdin=s2)
+    check(out.decode() == "Hello world\U0001F600!\n", "tokens --skip-special: %r" % out)
+    import hashlib
+    h = "sha256:" + hashlib.sha256(open(MAP, "rb").read()).hexdigest()
+    expect(["tokens", "--map", MAP, "--map-hash", h, "-"], 0, stdin=s2)
+    expect(["tokens", "--map", MAP, "--map-hash", "sha256:" + "0" * 64, "-"], 1, stdin=s2,
+           err_has=["sha256"])
+    expect(["tokens", "--map", MAP, "-"], 1, stdin=tokens_frame([259, 1000]), err_has=["1000"])
+    expect(["tokens", "--map", write("bad.json", '{"id": 3}'), "-"], 1, stdin=ex)
+    expect(["tokens", "--map", path("missing.json"), "-"], 3, stdin=ex)
+    expect(["tokens", "--mode", "xml"], 2, err_has=["unknown mode"])
+    expect(["tokens", "--skip-special", "-"], 2, stdin=ex, err_has=["needs --map"])
+    expect(["tokens", path("nope.codec")], 3)
+
+
+def t_bench():
+    out, _ = expect(["bench", "--quick", "--json"], 0)
+    try:
+        d = json.loads(out)
+    except ValueError as e:
+        check(False, "bench --json: not JSON (%s): %r" % (e, out[:300]))
+        return
+    fmts = [f["format"] for f in d["embeddings"]["formats"]]
+    check(any("base64" in f for f in fmts) and any("EMBD" in f for f in fmts),
+          "bench --json: embedding formats: %s" % fmts)
+    toks = [f["format"] for f in d["tokens"]["formats"]]
+    check(any("TOKENS" in f for f in toks) and any("protobuf" in f for f in toks),
+          "bench --json: token formats: %s" % toks)
+    kernels = {(k["kernel"], k["implementation"]) for k in d["kernels"]}
+    for k in ("crc32", "bswap32", "base64-decode", "base64-encode"):
+        check((k, "scalar") in kernels, "bench --json: %s scalar measured" % k)
+    check(all(k["gb_per_s"] > 0 for k in d["kernels"]), "bench --json: positive rates")
+    svg = path("k.svg")
+    expect(["bench", "--quick", "--svg", svg], 0, out_has=["embeddings on the wire", "kernel (64 KiB)"])
+    check(os.path.exists(svg) and open(svg).read().startswith("<svg"), "bench --svg writes an SVG")
+    out, _ = expect(["bench", "--quick", "--json"], 0, env={"EMBD_ISA": "scalar"})
+    d = json.loads(out)
+    check({k["tier"] for k in d["kernels"]} <= {"scalar", "-"},
+          "bench under EMBD_ISA=scalar measures scalar only")
+    expect(["bench", "extra"], 2)
+
+
 GROUPS = {"help": t_help, "cpu": t_cpu, "encode": t_encode, "decode": t_decode,
           "inspect": t_inspect, "verify": t_verify, "openai": t_openai, "npy": t_npy,
-          "roundtrip": t_roundtrip, "big": t_big}
+          "roundtrip": t_roundtrip, "big": t_big, "tokens": t_tokens, "bench": t_bench}
 
 
 def main():

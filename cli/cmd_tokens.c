@@ -1,0 +1,269 @@
+/* embd tokens: read a Codec token stream (session frames, or the engines' msgpack or
+ * protobuf stream modes) and print its ids, one line per frame, or its text through a
+ * tokenizer map. Streams in 64 KiB chunks: memory stays bounded by one frame. */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+
+typedef enum { MODE_AUTO, MODE_SESSION, MODE_MSGPACK, MODE_PROTOBUF } tok_mode;
+
+typedef struct tok_ctx {
+  cli_out out;
+  embd_detok *detok; /* NULL: print ids */
+  char *text;        /* detokenizer output buffer */
+  size_t text_cap;
+  uint64_t frames, tokens;
+  int failed;        /* an output error or a detokenization error (already printed) */
+  embd_result detok_err;
+} tok_ctx;
+
+static int put(tok_ctx *c, const void *p, size_t n) {
+  if (cli_out_write(&c->out, p, n) != 0) {
+    c->failed = CLI_EIO;
+    return -1;
+  }
+  return 0;
+}
+
+/* One frame's ids: a line of ids, or their text. */
+static embd_result emit_ids(tok_ctx *c, const uint32_t *ids, size_t n, uint64_t frame) {
+  c->frames++;
+  c->tokens += n;
+  if (!c->detok) {
+    char num[16];
+    for (size_t i = 0; i < n; i++) {
+      int k = snprintf(num, sizeof num, i ? " %lu" : "%lu", (unsigned long)ids[i]);
+      if (put(c, num, (size_t)k)) return EMBD_ERR_OUTPUT_TOO_SMALL;
+    }
+    if (put(c, "\n", 1)) return EMBD_ERR_OUTPUT_TOO_SMALL;
+    return EMBD_OK;
+  }
+  size_t w;
+  embd_error err;
+  embd_result r = embd_detok_feed(c->detok, ids, n, c->text, c->text_cap, &w, &err);
+  if (r == EMBD_ERR_OUTPUT_TOO_SMALL) {
+    char *t = realloc(c->text, w);
+    if (!t) return EMBD_ERR_OUT_OF_MEMORY;
+    c->text = t, c->text_cap = w;
+    r = embd_detok_feed(c->detok, ids, n, c->text, c->text_cap, &w, &err);
+  }
+  if (r != EMBD_OK) {
+    cli_msg("frame %llu: %s", (unsigned long long)frame, err.message);
+    c->detok_err = r;
+    return r;
+  }
+  return put(c, c->text, w) ? EMBD_ERR_OUTPUT_TOO_SMALL : EMBD_OK;
+}
+
+static embd_result on_session(void *user, const embd_codec_frame *f) {
+  tok_ctx *c = user;
+  if (f->type != EMBD_CODEC_TOKENS) {
+    if (f->type == EMBD_CODEC_ERROR)
+      cli_msg("frame %lu at byte %zu: ERROR frame from the peer: %.*s", (unsigned long)f->index,
+              f->offset, (int)(f->payload_len > 200 ? 200 : f->payload_len), f->payload);
+    return EMBD_OK;
+  }
+  uint32_t stack[256];
+  const size_t n = f->payload_len / 4;
+  uint32_t *ids = n <= 256 ? stack : malloc(n * sizeof *ids);
+  if (!ids) return EMBD_ERR_OUT_OF_MEMORY;
+  size_t got;
+  embd_result r = embd_codec_tokens(f, ids, n, &got);
+  if (r == EMBD_OK) r = emit_ids(c, ids, got, f->index);
+  if (ids != stack) free(ids);
+  return r;
+}
+
+static embd_result on_stream(void *user, const embd_codec_stream_frame *f) {
+  return emit_ids((tok_ctx *)user, f->ids, f->n_ids, f->index);
+}
+
+static void usage(FILE *f) {
+  fputs(
+      "Usage: embd tokens [options] [FILE]\n"
+      "\n"
+      "Reads a Codec token stream from FILE (default: - for stdin) and prints the token\n"
+      "ids, one line per frame, ids separated by spaces; with --map, the text instead.\n"
+      "\n"
+      "  -m, --mode MODE     session  Codec session frames ([type][len u32 BE][payload]):\n"
+      "                               TOKENS frames are printed; HELLO/READY/EOS/LATENT*\n"
+      "                               are checked and skipped; ERROR frames are reported\n"
+      "                      msgpack  msgpack maps {ids, done, ...} back to back\n"
+      "                      protobuf u32 big-endian length + CodecFrame, repeated\n"
+      "                      default: msgpack when the stream starts with a msgpack map,\n"
+      "                      else session (protobuf must be named)\n"
+      "      --map FILE      detokenize with this tokenizer map (docs/TOKMAP.md)\n"
+      "      --map-hash H    require the map's sha256 (\"sha256:<64 hex>\")\n"
+      "      --skip-special  special tokens print nothing (default: their text)\n"
+      "      --max-frame N   largest frame payload accepted, bytes (default 16 MiB)\n"
+      "  -o, --output FILE   write here instead of stdout\n"
+      "  -h, --help          this text\n"
+      "\n"
+      "Exit codes: 0 ok, 1 invalid stream or map (the message names the frame and byte),\n"
+      "2 usage, 3 I/O, 4 out of memory.\n"
+      "\n"
+      "Examples:\n"
+      "  embd tokens stream.codec\n"
+      "  curl -s ... | embd tokens --mode protobuf --map llama3.json -\n",
+      f);
+}
+
+static int load_map(const char *path, const char *hash, embd_tokmap **map) {
+  cli_in in;
+  int rc = cli_in_open(&in, path);
+  if (rc) return rc;
+  char *json;
+  size_t len;
+  rc = cli_in_read_all(&in, &json, &len);
+  cli_in_close(&in);
+  if (rc) return rc;
+  embd_error err;
+  embd_result r = embd_tokmap_load(json, len, hash, map, &err);
+  free(json);
+  if (r != EMBD_OK) {
+    cli_msg("%s: %s", path, err.message);
+    return r == EMBD_ERR_INVALID_ARGUMENT ? CLI_EUSAGE : cli_exit_for(r);
+  }
+  return CLI_OK;
+}
+
+int cmd_tokens(int argc, char **argv) {
+  static const struct option opts[] = {{"mode", required_argument, 0, 'm'},
+                                       {"map", required_argument, 0, 'M'},
+                                       {"map-hash", required_argument, 0, 'H'},
+                                       {"skip-special", no_argument, 0, 'S'},
+                                       {"max-frame", required_argument, 0, 'F'},
+                                       {"output", required_argument, 0, 'o'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  tok_mode mode = MODE_AUTO;
+  const char *map_path = NULL, *hash = NULL, *out_path = NULL;
+  int skip_special = 0, o;
+  uint64_t max_frame = 16u << 20;
+  optind = 1;
+  while ((o = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
+    switch (o) {
+      case 'm':
+        if (!strcmp(optarg, "session")) mode = MODE_SESSION;
+        else if (!strcmp(optarg, "msgpack")) mode = MODE_MSGPACK;
+        else if (!strcmp(optarg, "protobuf")) mode = MODE_PROTOBUF;
+        else return cli_usage("unknown mode '%s' (session, msgpack or protobuf)", optarg);
+        break;
+      case 'M': map_path = optarg; break;
+      case 'H': hash = optarg; break;
+      case 'S': skip_special = 1; break;
+      case 'F':
+        if (cli_parse_u64(optarg, UINT32_MAX, &max_frame) || !max_frame)
+          return cli_usage("--max-frame: '%s' is not a size from 1 to 4294967295", optarg);
+        break;
+      case 'o': out_path = optarg; break;
+      case 'h': usage(stdout); return CLI_OK;
+      default: return cli_usage("unknown option");
+    }
+  }
+  if (argc - optind > 1) return cli_usage("one input at most (got %d)", argc - optind);
+  if (hash && !map_path) return cli_usage("--map-hash needs --map");
+  if (skip_special && !map_path) return cli_usage("--skip-special needs --map");
+  const char *path = optind < argc ? argv[optind] : "-";
+
+  tok_ctx c;
+  memset(&c, 0, sizeof c);
+  embd_tokmap *map = NULL;
+  int rc = CLI_OK;
+  if (map_path) {
+    rc = load_map(map_path, hash, &map);
+    if (rc) return rc;
+    embd_result r =
+        embd_detok_create(map, EMBD_DETOK_PARTIAL | (skip_special ? EMBD_DETOK_SKIP_SPECIAL : 0),
+                          &c.detok);
+    if (r != EMBD_OK) {
+      embd_tokmap_free(map);
+      cli_msg("cannot create a detokenizer: %s", embd_strerror(r));
+      return cli_exit_for(r);
+    }
+  }
+  cli_in in;
+  if ((rc = cli_in_open(&in, path)) != CLI_OK) goto done_map;
+  if ((rc = cli_out_open(&c.out, out_path, 0)) != CLI_OK) goto done_in;
+  if (mode == MODE_AUTO) {
+    const uint8_t *p;
+    size_t got;
+    if ((rc = cli_in_peek(&in, 1, &p, &got)) != CLI_OK) goto done_out;
+    mode = got && ((p[0] & 0xF0) == 0x80 || p[0] == 0xDE || p[0] == 0xDF) ? MODE_MSGPACK
+                                                                           : MODE_SESSION;
+  }
+
+  embd_codec_reader *sr = NULL;
+  embd_codec_msgpack_reader *mr = NULL;
+  embd_codec_proto_reader *pr = NULL;
+  embd_result r;
+  if (mode == MODE_SESSION) {
+    embd_codec_reader_options so = {0};
+    so.max_payload = (size_t)max_frame;
+    so.on_frame = on_session;
+    so.user = &c;
+    r = embd_codec_reader_create(&so, &sr);
+  } else {
+    embd_codec_stream_options so = {0};
+    so.max_frame_bytes = (size_t)max_frame;
+    so.on_frame = on_stream;
+    so.user = &c;
+    r = mode == MODE_MSGPACK ? embd_codec_msgpack_create(&so, &mr) : embd_codec_proto_create(&so, &pr);
+  }
+  if (r != EMBD_OK) {
+    cli_msg("cannot create the reader: %s", embd_strerror(r));
+    rc = cli_exit_for(r);
+    goto done_out;
+  }
+  enum { CHUNK = 64 * 1024 };
+  uint8_t *chunk = malloc(CHUNK);
+  if (!chunk) {
+    rc = CLI_EINTERNAL;
+    cli_msg("out of memory");
+    goto done_readers;
+  }
+  embd_error err;
+  r = EMBD_OK;
+  for (;;) {
+    size_t got;
+    if ((rc = cli_in_read(&in, chunk, CHUNK, &got)) != CLI_OK) break;
+    if (!got) break;
+    r = sr ? embd_codec_reader_feed(sr, chunk, got, &err)
+           : mr ? embd_codec_msgpack_feed(mr, chunk, got, &err)
+                : embd_codec_proto_feed(pr, chunk, got, &err);
+    if (r != EMBD_OK) break;
+  }
+  if (rc == CLI_OK && r == EMBD_OK)
+    r = sr ? embd_codec_reader_finish(sr, &err)
+           : mr ? embd_codec_msgpack_finish(mr, &err) : embd_codec_proto_finish(pr, &err);
+  if (rc == CLI_OK && r == EMBD_OK && c.detok) {
+    char tail[8];
+    size_t w;
+    if (embd_detok_finish(c.detok, tail, sizeof tail, &w, NULL) == EMBD_OK && w)
+      if (put(&c, tail, w)) rc = CLI_EIO;
+    if (rc == CLI_OK && put(&c, "\n", 1)) rc = CLI_EIO;
+  }
+  if (rc == CLI_OK && c.failed) rc = c.failed;
+  if (rc == CLI_OK && r != EMBD_OK) {
+    /* A detokenization error was printed by emit_ids; the reader adds its frame context. */
+    if (!c.detok_err) cli_msg("%s: %s", cli_in_label(&in), err.message);
+    rc = cli_exit_for(r);
+  }
+  free(chunk);
+done_readers:
+  embd_codec_reader_destroy(sr);
+  embd_codec_msgpack_destroy(mr);
+  embd_codec_proto_destroy(pr);
+done_out:
+  if (cli_out_close(&c.out, rc == CLI_OK) != CLI_OK && rc == CLI_OK) rc = CLI_EIO;
+done_in:
+  cli_in_close(&in);
+done_map:
+  embd_detok_destroy(c.detok);
+  embd_tokmap_free(map);
+  free(c.text);
+  return rc;
+}
