@@ -227,6 +227,8 @@ int cmd_tokens(int argc, char **argv) {
   }
   embd_error err;
   r = EMBD_OK;
+  cli_progress prog;
+  cli_progress_start(&prog, in.regular ? in.size : 0);
   for (;;) {
     size_t got;
     if ((rc = cli_in_read(&in, chunk, CHUNK, &got)) != CLI_OK) break;
@@ -235,7 +237,9 @@ int cmd_tokens(int argc, char **argv) {
            : mr ? embd_codec_msgpack_feed(mr, chunk, got, &err)
                 : embd_codec_proto_feed(pr, chunk, got, &err);
     if (r != EMBD_OK) break;
+    cli_progress_update(&prog, in.pos);
   }
+  cli_progress_end(&prog);
   if (rc == CLI_OK && r == EMBD_OK)
     r = sr ? embd_codec_reader_finish(sr, &err)
            : mr ? embd_codec_msgpack_finish(mr, &err) : embd_codec_proto_finish(pr, &err);
