@@ -396,7 +396,7 @@ struct loader {
                       e.id, e.id, e.id - m->fb_start, s, e.at);
       }
     }
-    qsort(ents, nents, sizeof *ents, cmp_ent);
+    if (nents > 1) qsort(ents, nents, sizeof *ents, cmp_ent); /* qsort(NULL, 0): UB */
     for (size_t i = 1; i < nents; i++)
       if (ents[i].id == ents[i - 1].id) {
         uint32_t a = ents[i].at > ents[i - 1].at ? ents[i].at : ents[i - 1].at;
@@ -456,7 +456,7 @@ struct loader {
     m->ntoks = cnt;
     m->ntokens = nents;
     m->nspecials = nspecs;
-    qsort(m->toks, m->ntoks, sizeof *m->toks, cmp_tok);
+    if (m->ntoks > 1) qsort(m->toks, m->ntoks, sizeof *m->toks, cmp_tok);
     m->max_len = 1;
     for (size_t i = 0; i < m->ntoks; i++)
       if (m->toks[i].len > m->max_len) m->max_len = m->toks[i].len;
