@@ -59,14 +59,18 @@ typedef struct cli_out {
   FILE *f;
   int created;      /* a file we created: removed again on failure */
   int failed;
+  int trunc_on_fail; /* a regular file we did not create: cut back to trunc_at on failure */
+  int64_t trunc_at;
 } cli_out;
 
 const char *cli_out_label(const cli_out *o);
 /* Opens path for writing ("-" or NULL: stdout). binary: refuse a terminal on stdout. */
 int cli_out_open(cli_out *o, const char *path, int binary);
 int cli_out_write(cli_out *o, const void *p, size_t n);
-/* Flushes and closes; ok = 0 removes a created file. Returns CLI_EIO on a write error. */
+/* Flushes and closes; ok = 0 removes a created file (or cuts a seekable stdout back to
+ * where the sink began, see cli_sink_begin). Returns CLI_EIO on a write error. */
 int cli_out_close(cli_out *o, int ok);
+/* A regular file, not in append mode (fseek then works for writes). */
 int cli_out_seekable(const cli_out *o);
 
 /* ---- progress bar on stderr (only when stderr is a terminal, after one second) --------- */
@@ -91,7 +95,8 @@ int cli_parse_fmt(const char *s, cli_fmt *out); /* jsonl|json|npy|raw|embd */
 typedef struct cli_sink {
   cli_fmt fmt;
   cli_out *out;
-  uint64_t count;      /* announced rows; UINT64_MAX = unknown (npy: header fixed at end) */
+  uint64_t count;      /* announced rows; UINT64_MAX = unknown (npy, EMBD: fixed at end) */
+  int64_t count_at;    /* EMBD with an unknown count: the output offset of the count */
   uint64_t rows;
   uint32_t dims;       /* of the first row (npy/raw: all rows) */
   int have_dims;
@@ -103,8 +108,9 @@ typedef struct cli_sink {
   size_t line_cap;
 } cli_sink;
 
-/* count: rows that will come (UINT64_MAX if unknown; npy then needs a seekable output,
- * EMBD needs it known). Returns an exit code. */
+/* count: rows that will come (UINT64_MAX if unknown; npy and EMBD then need a seekable
+ * output: EMBD writes a placeholder count, patched by cli_sink_finish). Returns an exit
+ * code. */
 int cli_sink_begin(cli_sink *s, cli_fmt fmt, cli_out *out, uint64_t count,
                    const embd_frame_encode_options *enc);
 /* label: where the row came from for messages ("frame 3 at byte 120", "line 4"). */

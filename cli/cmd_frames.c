@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -50,6 +52,18 @@ static const char encode_help[] =
     "JSON numbers are read as the nearest float32 (strtof); a number beyond the float32\n"
     "range, null, NaN or anything else is an error naming its line:column.\n"
     "\n"
+    "Memory stays bounded (one line or 1 MiB of input at a time) for inputs of any size,\n"
+    "except --from openai (one JSON document, read whole). The count comes first, so:\n"
+    "  JSON lines in a regular file are read twice: checked and counted, then encoded;\n"
+    "    an error is reported before anything is written.\n"
+    "  JSON lines or raw from a pipe go straight to a seekable output (-o FILE, stdout\n"
+    "    redirected to a file) behind a placeholder count written at the end; to a pipe,\n"
+    "    the vectors are first kept as float32 in an unlinked temporary file in $TMPDIR\n"
+    "    (default /tmp; 4 bytes a value), in memory if none can be created.\n"
+    "  npy and raw files know their count: read and written in 1 MiB pieces.\n"
+    "On an error nothing is left: an -o FILE is removed, a redirected stdout file is\n"
+    "cut back to where it stood.\n"
+    "\n"
     "Examples:\n"
     "  embd encode vectors.jsonl -o vectors.embd\n"
     "  embd encode --compress --payload-crc data.npy -o data.embd\n"
@@ -94,103 +108,421 @@ static const char *json_number_end(const char *q, const char *le) {
     char m_[160];                                                              \
     snprintf(m_, sizeof m_, __VA_ARGS__);                                      \
     cli_msg("%s:%lu:%lu: %s", label, line, (unsigned long)(q - ls + 1), m_);   \
-    free(v);                                                                   \
     return CLI_EDATA;                                                          \
   } while (0)
 
-/* JSON lines -> count x dims floats. d is NUL-terminated. */
-static int parse_jsonl(const char *label, const char *d, size_t len, uint32_t want_dims,
-                       float **out, uint64_t *count, uint32_t *dims_out) {
-  float *v = NULL;
-  size_t n = 0, cap = 0;
-  unsigned long line = 1, first_line = 0;
-  uint32_t dims = 0;
-  uint64_t rows = 0;
-  const char *p = d, *end = d + len;
-  while (p < end) {
-    const char *ls = p, *le = memchr(p, '\n', (size_t)(end - p));
-    if (!le) le = end;
-    const char *q = skip_ws(ls, le);
-    if (q < le) {
-      if (*q != '[') JERR("expected '[' (each line holds one JSON array of numbers)");
-      q = skip_ws(q + 1, le);
-      uint64_t k = 0;
-      if (q < le && *q == ']') {
-        q++;
-      } else {
-        for (;;) {
-          q = skip_ws(q, le);
-          const char *ne = json_number_end(q, le);
-          if (!ne) {
-            if (q >= le) JERR("unexpected end of line inside the array");
-            if (le - q >= 4 && !memcmp(q, "null", 4)) JERR("null is not a number");
-            JERR("expected a number, found '%c'", *q);
-          }
-          char *e;
-          errno = 0;
-          const float f = strtof(q, &e);
-          if (e != ne) JERR("malformed number");
-          if (isinf(f)) JERR("%.*s is beyond the float32 range", (int)(ne - q > 40 ? 40 : ne - q), q);
-          if (n == cap) {
-            const size_t nc = cap ? cap * 2 : 4096;
-            float *nv = nc < SIZE_MAX / 8 ? realloc(v, nc * sizeof *v) : NULL;
+/* ---- JSON lines, streamed: one line in memory at a time ------------------------------------
+ * A regular file is read twice (the first pass counts and validates: an error is reported
+ * before anything is written; the second encodes), anything else once: rows go straight to
+ * a seekable output behind a placeholder count patched at the end, else to a spill file of
+ * float32 values (see spill below) that is replayed behind the count. */
+
+/* Reads lines from `in` in CHUNK-sized reads; the buffer grows only for a longer line. */
+typedef struct line_rd {
+  cli_in *in;
+  char *buf; /* cap + 1 bytes: buf[end] is NUL (strtof stops there on a last line) */
+  size_t cap, beg, end, scan;
+  int eof;
+} line_rd;
+
+static int lr_init(line_rd *r, cli_in *in) {
+  memset(r, 0, sizeof *r);
+  r->in = in;
+  r->cap = CHUNK;
+  r->buf = malloc(r->cap + 1);
+  if (!r->buf) {
+    cli_msg("out of memory");
+    return CLI_EINTERNAL;
+  }
+  r->buf[0] = 0;
+  return CLI_OK;
+}
+
+/* 1: a line [*ls, *le) (without its '\n'), valid until the next call; 0: the end; -1: an
+ * error (printed), its exit code in *rc. */
+static int lr_next(line_rd *r, const char **ls, const char **le, int *rc) {
+  for (;;) {
+    const char *nl = memchr(r->buf + r->scan, '\n', r->end - r->scan);
+    if (nl) {
+      *ls = r->buf + r->beg;
+      *le = nl;
+      r->beg = r->scan = (size_t)(nl - r->buf) + 1;
+      return 1;
+    }
+    r->scan = r->end;
+    if (r->eof) {
+      if (r->beg == r->end) return 0;
+      *ls = r->buf + r->beg;
+      *le = r->buf + r->end;
+      r->beg = r->scan = r->end;
+      return 1;
+    }
+    if (r->beg) {
+      memmove(r->buf, r->buf + r->beg, r->end - r->beg);
+      r->end -= r->beg;
+      r->scan -= r->beg;
+      r->beg = 0;
+    }
+    if (r->end == r->cap) {
+      char *nb = r->cap < SIZE_MAX / 4 ? realloc(r->buf, r->cap * 2 + 1) : NULL;
+      if (!nb) {
+        cli_msg("%s: out of memory (a line longer than %zu bytes)", cli_in_label(r->in), r->cap);
+        *rc = CLI_EINTERNAL;
+        return -1;
+      }
+      r->buf = nb;
+      r->cap *= 2;
+    }
+    size_t got;
+    if ((*rc = cli_in_read(r->in, r->buf + r->end, r->cap - r->end, &got))) return -1;
+    if (got < r->cap - r->end) r->eof = 1; /* reads come short only at the end */
+    r->end += got;
+    r->buf[r->end] = 0;
+  }
+}
+
+/* The float32 value of a valid JSON number [q, ne) cannot be infinite, nor can strtof read
+ * past ne: no exponent, at most 38 integer digits (< 1e38 < FLT_MAX), and ne ends the
+ * number for strtof too. The validating pass then skips strtof. */
+static int number_is_plain(const char *q, const char *ne, const char *le) {
+  if (ne < le && *ne != ',' && *ne != ']' && *ne != ' ' && *ne != '\t' && *ne != '\r') return 0;
+  if (*q == '-') q++;
+  const char *d = q;
+  while (d < ne && *d >= '0' && *d <= '9') d++;
+  if (d - q > 38) return 0;
+  for (; d < ne; d++)
+    if (*d == 'e' || *d == 'E') return 0;
+  return 1;
+}
+
+/* One line [ls, le) of JSON lines: *k = its number of values (UINT64_MAX: a blank line).
+ * v (growable, *vcap floats) NULL: validate only; else the values are stored there.
+ * Errors are printed with line:column. */
+static int jl_line(const char *label, unsigned long line, const char *ls, const char *le,
+                   float **v, size_t *vcap, uint64_t *k_out) {
+  const char *q = skip_ws(ls, le);
+  *k_out = UINT64_MAX;
+  if (q >= le) return CLI_OK;
+  if (*q != '[') JERR("expected '[' (each line holds one JSON array of numbers)");
+  q = skip_ws(q + 1, le);
+  uint64_t k = 0;
+  if (q < le && *q == ']') {
+    q++;
+  } else {
+    for (;;) {
+      q = skip_ws(q, le);
+      const char *ne = json_number_end(q, le);
+      if (!ne) {
+        if (q >= le) JERR("unexpected end of line inside the array");
+        if (le - q >= 4 && !memcmp(q, "null", 4)) JERR("null is not a number");
+        JERR("expected a number, found '%c'", *q);
+      }
+      if (v || !number_is_plain(q, ne, le)) {
+        char *e;
+        errno = 0;
+        const float f = strtof(q, &e);
+        if (e != ne) JERR("malformed number");
+        if (isinf(f)) JERR("%.*s is beyond the float32 range", (int)(ne - q > 40 ? 40 : ne - q), q);
+        if (v) {
+          if (k == *vcap) {
+            const size_t nc = *vcap ? *vcap * 2 : 1024;
+            float *nv = nc < SIZE_MAX / 8 ? realloc(*v, nc * sizeof **v) : NULL;
             if (!nv) {
-              free(v);
               cli_msg("%s: out of memory", label);
               return CLI_EINTERNAL;
             }
-            v = nv;
-            cap = nc;
+            *v = nv;
+            *vcap = nc;
           }
-          v[n++] = f;
-          k++;
-          q = skip_ws(ne, le);
-          if (q < le && *q == ',') {
-            q++;
-            continue;
-          }
-          if (q < le && *q == ']') {
-            q++;
-            break;
-          }
-          JERR(q < le ? "expected ',' or ']'" : "unexpected end of line inside the array");
+          (*v)[k] = f;
         }
       }
-      q = skip_ws(q, le);
-      if (q < le) JERR("unexpected text after the array");
-      if (k > UINT32_MAX) JERR("more than 4294967295 values");
+      k++;
+      q = skip_ws(ne, le);
+      if (q < le && *q == ',') {
+        q++;
+        continue;
+      }
+      if (q < le && *q == ']') {
+        q++;
+        break;
+      }
+      JERR(q < le ? "expected ',' or ']'" : "unexpected end of line inside the array");
+    }
+  }
+  q = skip_ws(q, le);
+  if (q < le) JERR("unexpected text after the array");
+  if (k > UINT32_MAX) JERR("more than 4294967295 values");
+  *k_out = k;
+  return CLI_OK;
+}
+
+/* Where the rows of a pass go: an exit code (printed) or CLI_OK. */
+typedef int (*row_fn)(void *ctx, const float *v, uint32_t dims, uint64_t index);
+
+static int row_to_sink(void *ctx, const float *v, uint32_t dims, uint64_t index) {
+  char what[64];
+  snprintf(what, sizeof what, "vector %llu", (unsigned long long)index);
+  return cli_sink_row(ctx, v, dims, what);
+}
+
+/* One pass over JSON lines. emit NULL: validate and count only. */
+static int jl_pass(cli_in *in, const char *label, uint32_t want_dims, row_fn emit, void *ctx,
+                   uint64_t *rows_out, uint32_t *dims_out) {
+  line_rd r;
+  int rc = lr_init(&r, in);
+  if (rc) return rc;
+  float *v = NULL;
+  size_t vcap = 0;
+  unsigned long line = 1, first_line = 0;
+  uint32_t dims = 0;
+  uint64_t rows = 0;
+  const char *ls, *le;
+  cli_progress pr;
+  cli_progress_start(&pr, emit && in->regular ? in->size : 0);
+  int n;
+  while ((n = lr_next(&r, &ls, &le, &rc)) == 1) {
+    uint64_t k;
+    if ((rc = jl_line(label, line, ls, le, emit ? &v : NULL, &vcap, &k))) break;
+    if (k != UINT64_MAX) {
+      const char *q = ls;
       if (!rows) {
         dims = (uint32_t)k;
         first_line = line;
         if (want_dims && dims != want_dims) {
-          q = ls;
-          JERR("%lu values, --dims is %lu", (unsigned long)dims, (unsigned long)want_dims);
+          cli_msg("%s:%lu:%lu: %lu values, --dims is %lu", label, line, (unsigned long)(q - ls + 1),
+                  (unsigned long)dims, (unsigned long)want_dims);
+          rc = CLI_EDATA;
+          break;
         }
       } else if (k != dims) {
-        q = ls;
-        JERR("%llu values, line %lu had %lu (every vector needs the same dims)",
-             (unsigned long long)k, first_line, (unsigned long)dims);
+        cli_msg("%s:%lu:%lu: %llu values, line %lu had %lu (every vector needs the same dims)",
+                label, line, (unsigned long)(q - ls + 1), (unsigned long long)k, first_line,
+                (unsigned long)dims);
+        rc = CLI_EDATA;
+        break;
       }
+      if (emit && (rc = emit(ctx, v, dims, rows))) break;
       rows++;
+      if (!(rows & 4095)) cli_progress_update(&pr, in->pos);
     }
     line++;
-    p = le + 1;
   }
-  *out = v;
-  *count = rows;
+  cli_progress_end(&pr);
+  free(v);
+  free(r.buf);
+  *rows_out = rows;
   *dims_out = dims;
+  return rc;
+}
+
+/* ---- spill: rows of unknown count for a pipe output, as float32 LE in an unlinked
+ * temporary file in $TMPDIR (default /tmp), or in memory when none can be created --------- */
+typedef struct spill {
+  FILE *f;
+  uint8_t *mem;
+  size_t len, cap, pos;
+  uint64_t bytes;
+  uint8_t *conv; /* one row as float32 LE */
+  size_t conv_cap;
+} spill;
+
+static void spill_open(spill *s) {
+  memset(s, 0, sizeof *s);
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  char tmpl[4096];
+  if (snprintf(tmpl, sizeof tmpl, "%s/embd-spill-XXXXXX", dir) >= (int)sizeof tmpl) return;
+  const int fd = mkstemp(tmpl);
+  if (fd < 0) return;
+  unlink(tmpl);
+  s->f = fdopen(fd, "w+b");
+  if (!s->f) close(fd);
+}
+
+static int spill_write(spill *s, const void *p, size_t n) {
+  if (s->f) {
+    if (n && fwrite(p, 1, n, s->f) != n) {
+      cli_msg("temporary file: write error: %s", strerror(errno));
+      return CLI_EIO;
+    }
+  } else if (n) {
+    if (s->cap - s->len < n) {
+      size_t nc = s->cap ? s->cap : CHUNK;
+      while (nc - s->len < n && nc < SIZE_MAX / 2) nc *= 2;
+      uint8_t *nm = nc - s->len >= n ? realloc(s->mem, nc) : NULL;
+      if (!nm) {
+        cli_msg("out of memory (no temporary file could be created: set TMPDIR)");
+        return CLI_EINTERNAL;
+      }
+      s->mem = nm;
+      s->cap = nc;
+    }
+    memcpy(s->mem + s->len, p, n);
+    s->len += n;
+  }
+  s->bytes += n;
   return CLI_OK;
 }
 
-static int write_rows_mem(cli_sink *s, const float *v, uint64_t count, uint32_t dims,
-                          const char *unit) {
-  char what[64];
-  for (uint64_t i = 0; i < count; i++) {
-    snprintf(what, sizeof what, "%s %llu", unit, (unsigned long long)i);
-    const int rc = cli_sink_row(s, v + i * dims, dims, what);
-    if (rc) return rc;
+static int spill_row(void *ctx, const float *v, uint32_t dims, uint64_t index) {
+  spill *s = ctx;
+  (void)index;
+  const size_t n = (size_t)dims * 4;
+  if (s->conv_cap < n + 1) {
+    uint8_t *c = realloc(s->conv, n + 1);
+    if (!c) {
+      cli_msg("out of memory");
+      return CLI_EINTERNAL;
+    }
+    s->conv = c;
+    s->conv_cap = n + 1;
+  }
+  embd_f32_to_le(s->conv, v, dims);
+  return spill_write(s, s->conv, n);
+}
+
+static int spill_rewind(spill *s) {
+  s->pos = 0;
+  if (s->f && (fflush(s->f) || fseeko(s->f, 0, SEEK_SET))) {
+    cli_msg("temporary file: %s", strerror(errno));
+    return CLI_EIO;
   }
   return CLI_OK;
+}
+
+static int spill_read(spill *s, void *dst, size_t n) {
+  if (s->f) {
+    if (fread(dst, 1, n, s->f) != n) {
+      cli_msg("temporary file: read error: %s", ferror(s->f) ? strerror(errno) : "short");
+      return CLI_EIO;
+    }
+  } else {
+    memcpy(dst, s->mem + s->pos, n);
+    s->pos += n;
+  }
+  return CLI_OK;
+}
+
+static void spill_close(spill *s) {
+  if (s->f) fclose(s->f);
+  free(s->mem);
+  free(s->conv);
+  memset(s, 0, sizeof *s);
+}
+
+/* The batch from the spill: count rows of dims float32 LE values. */
+static int spill_replay(spill *s, cli_sink *sink, cli_out *out, uint64_t count, uint32_t dims,
+                        const embd_frame_encode_options *enc) {
+  int rc = cli_sink_begin(sink, CLI_FMT_EMBD, out, count, enc);
+  if (rc || (rc = spill_rewind(s))) return rc;
+  const size_t row_bytes = (size_t)dims * 4;
+  size_t per = row_bytes ? CHUNK / row_bytes : 1;
+  if (per == 0) per = 1;
+  uint8_t *buf = malloc(row_bytes * per + 1);
+  float *f = malloc((size_t)dims * sizeof *f + 4);
+  if (!buf || !f) {
+    cli_msg("out of memory");
+    rc = CLI_EINTERNAL;
+  }
+  for (uint64_t i = 0; !rc && i < count;) {
+    const size_t k = count - i < per ? (size_t)(count - i) : per;
+    if ((rc = spill_read(s, buf, row_bytes * k))) break;
+    for (size_t j = 0; j < k && !rc; j++, i++) {
+      embd_f32_from_le(f, buf + j * row_bytes, dims);
+      rc = row_to_sink(sink, f, dims, i);
+    }
+  }
+  free(buf);
+  free(f);
+  return rc;
+}
+
+/* Rewinds a regular-file input to where it started (in->pos 0, the peeked bytes unread):
+ * 0, or -1 when it cannot seek. */
+static int in_rewind(cli_in *in, off_t start) {
+  if (lseek(in->fd, start, SEEK_SET) != start) return -1;
+  in->pos = 0;
+  in->peek_len = in->peek_pos = 0;
+  return 0;
+}
+
+static int encode_jsonl(cli_in *in, const char *label, uint32_t want_dims, cli_out *out,
+                        cli_sink *sink, const embd_frame_encode_options *enc) {
+  uint64_t rows;
+  uint32_t dims;
+  int rc;
+  off_t start = -1;
+  if (in->regular && in->pos == 0) {
+    const off_t at = lseek(in->fd, 0, SEEK_CUR), peeked = (off_t)(in->peek_len - in->peek_pos);
+    if (at >= peeked) start = at - peeked;
+  }
+  if (start >= 0) { /* two passes: validate and count, then encode */
+    if ((rc = jl_pass(in, label, want_dims, NULL, NULL, &rows, &dims))) return rc;
+    if (in_rewind(in, start)) {
+      cli_msg("%s: cannot seek back to the start: %s", label, strerror(errno));
+      return CLI_EIO;
+    }
+    if ((rc = cli_sink_begin(sink, CLI_FMT_EMBD, out, rows, enc))) return rc;
+    uint64_t again;
+    return jl_pass(in, label, want_dims, row_to_sink, sink, &again, &dims);
+  }
+  if (cli_out_seekable(out)) { /* one pass, the count patched at the end */
+    if ((rc = cli_sink_begin(sink, CLI_FMT_EMBD, out, UINT64_MAX, enc))) return rc;
+    return jl_pass(in, label, want_dims, row_to_sink, sink, &rows, &dims);
+  }
+  spill s;
+  spill_open(&s);
+  rc = jl_pass(in, label, want_dims, spill_row, &s, &rows, &dims);
+  if (!rc) rc = spill_replay(&s, sink, out, rows, dims, enc);
+  spill_close(&s);
+  return rc;
+}
+
+/* Raw float32 LE from a pipe (the count unknown until its end): rows straight to a
+ * seekable output behind a placeholder count, else spilled and replayed. */
+static int encode_raw_pipe(cli_in *in, const char *label, uint32_t dims, cli_out *out,
+                           cli_sink *sink, const embd_frame_encode_options *enc) {
+  const size_t row = (size_t)dims * 4;
+  size_t per = CHUNK / row;
+  if (per == 0) per = 1;
+  const int direct = cli_out_seekable(out);
+  spill s;
+  int rc = CLI_OK;
+  if (direct) rc = cli_sink_begin(sink, CLI_FMT_EMBD, out, UINT64_MAX, enc);
+  else spill_open(&s);
+  uint8_t *buf = malloc(row * per + 1);
+  float *f = malloc(row + 4);
+  if (!rc && (!buf || !f)) {
+    cli_msg("out of memory");
+    rc = CLI_EINTERNAL;
+  }
+  uint64_t len = 0, count = 0;
+  while (!rc) {
+    size_t got;
+    if ((rc = cli_in_read(in, buf, row * per, &got))) break;
+    len += got;
+    if (direct) {
+      for (size_t j = 0; j + row <= got && !rc; j += row, count++) {
+        embd_f32_from_le(f, buf + j, dims);
+        rc = row_to_sink(sink, f, dims, count);
+      }
+    } else {
+      rc = spill_write(&s, buf, got);
+    }
+    if (got < row * per) break; /* the end */
+  }
+  if (!rc && len % row) {
+    cli_msg("%s: %llu bytes is not a whole number of %lu-dims float32 vectors (%zu bytes each; "
+            "%llu bytes left over)", label, (unsigned long long)len, (unsigned long)dims, row,
+            (unsigned long long)(len % row));
+    rc = CLI_EDATA;
+  }
+  if (!rc && !direct) rc = spill_replay(&s, sink, out, len / row, dims, enc);
+  if (!direct) spill_close(&s);
+  free(buf);
+  free(f);
+  return rc;
 }
 
 /* Streams rows of `elsize`-byte elements from `in` (npy or raw float32 LE). */
@@ -330,68 +662,44 @@ int cmd_encode(int argc, char **argv) {
   if ((rc = cli_out_open(&out, output, 1))) goto close_in;
   cli_sink sink;
   memset(&sink, 0, sizeof sink);
-  float *vals = NULL;
   char *data = NULL;
   embd_openai_embeddings oa;
   embd_openai_init(&oa);
 
-  if (from == IN_JSONL || from == IN_OPENAI || (from == IN_RAW && !in.regular)) {
+  if (from == IN_JSONL) {
+    if ((rc = encode_jsonl(&in, label, want_dims, &out, &sink, &enc))) goto done;
+  } else if (from == IN_RAW && !in.regular) {
+    if ((rc = encode_raw_pipe(&in, label, want_dims, &out, &sink, &enc))) goto done;
+  } else if (from == IN_OPENAI) { /* a JSON document: read whole */
     size_t len;
     if ((rc = cli_in_read_all(&in, &data, &len))) goto done;
-    uint64_t count = 0;
-    uint32_t dims = 0;
-    const float *v = NULL;
-    const char *unit = "line";
-    if (from == IN_JSONL) {
-      if ((rc = parse_jsonl(label, data, len, want_dims, &vals, &count, &dims))) goto done;
-      v = vals;
-      unit = "vector";
-    } else if (from == IN_OPENAI) {
-      embd_error err;
-      const embd_openai_options oo = {0, 0, 0};
-      const embd_result r = embd_openai_decode(&oa, data, len, &oo, &err);
-      if (r) {
-        cli_msg("%s: %s", label, r == EMBD_ERR_OPENAI_UNAVAILABLE ? embd_strerror(r) : err.message);
-        rc = cli_exit_for(r);
-        goto done;
-      }
-      if (oa.dims > UINT32_MAX) {
-        cli_msg("%s: %zu dims: too many for an EMBD frame", label, oa.dims);
-        rc = CLI_EDATA;
-        goto done;
-      }
-      count = oa.count;
-      dims = (uint32_t)oa.dims;
-      v = oa.values;
-      unit = "data item";
-      if (want_dims && count && dims != want_dims) {
-        cli_msg("%s: the vectors have %lu dims, --dims is %lu", label, (unsigned long)dims,
-                (unsigned long)want_dims);
-        rc = CLI_EDATA;
-        goto done;
-      }
-    } else { /* raw from a pipe */
-      const size_t row = (size_t)want_dims * 4;
-      if (len % row) {
-        cli_msg("%s: %zu bytes is not a whole number of %lu-dims float32 vectors (%zu bytes each; "
-                "%zu bytes left over)", label, len, (unsigned long)want_dims, row, len % row);
-        rc = CLI_EDATA;
-        goto done;
-      }
-      count = len / row;
-      dims = want_dims;
-      vals = malloc(len + 4);
-      if (!vals) {
-        cli_msg("out of memory");
-        rc = CLI_EINTERNAL;
-        goto done;
-      }
-      embd_f32_from_le(vals, data, len / 4);
-      v = vals;
-      unit = "vector";
+    embd_error err;
+    const embd_openai_options oo = {0, 0, 0};
+    const embd_result r = embd_openai_decode(&oa, data, len, &oo, &err);
+    if (r) {
+      cli_msg("%s: %s", label, r == EMBD_ERR_OPENAI_UNAVAILABLE ? embd_strerror(r) : err.message);
+      rc = cli_exit_for(r);
+      goto done;
+    }
+    if (oa.dims > UINT32_MAX) {
+      cli_msg("%s: %zu dims: too many for an EMBD frame", label, oa.dims);
+      rc = CLI_EDATA;
+      goto done;
+    }
+    const uint64_t count = oa.count;
+    const uint32_t dims = (uint32_t)oa.dims;
+    if (want_dims && count && dims != want_dims) {
+      cli_msg("%s: the vectors have %lu dims, --dims is %lu", label, (unsigned long)dims,
+              (unsigned long)want_dims);
+      rc = CLI_EDATA;
+      goto done;
     }
     if ((rc = cli_sink_begin(&sink, CLI_FMT_EMBD, &out, count, &enc))) goto done;
-    if ((rc = write_rows_mem(&sink, v, count, dims, unit))) goto done;
+    char what[64];
+    for (uint64_t i = 0; i < count; i++) {
+      snprintf(what, sizeof what, "data item %llu", (unsigned long long)i);
+      if ((rc = cli_sink_row(&sink, oa.values + i * dims, dims, what))) goto done;
+    }
   } else if (from == IN_NPY) {
     const uint8_t *p;
     size_t got, need = 12;
@@ -449,7 +757,6 @@ done:
   }
   cli_sink_free(&sink);
   embd_openai_free(&oa);
-  free(vals);
   free(data);
 close_in:
   cli_in_close(&in);

@@ -225,7 +225,9 @@ int cli_out_write(cli_out *o, const void *p, size_t n) {
 
 int cli_out_seekable(const cli_out *o) {
   struct stat st;
-  return fstat(fileno(o->f), &st) == 0 && S_ISREG(st.st_mode) && ftell(o->f) >= 0;
+  const int fl = fcntl(fileno(o->f), F_GETFL);
+  return fstat(fileno(o->f), &st) == 0 && S_ISREG(st.st_mode) && fl >= 0 && !(fl & O_APPEND) &&
+         ftello(o->f) >= 0;
 }
 
 int cli_out_close(cli_out *o, int ok) {
@@ -243,6 +245,8 @@ int cli_out_close(cli_out *o, int ok) {
       rc = CLI_EIO;
     }
     if ((!ok || rc) && o->created) remove(o->name);
+  } else if ((!ok || rc) && o->trunc_on_fail) {
+    if (ftruncate(fileno(o->f), (off_t)o->trunc_at)) { /* best effort: the exit code tells */ }
   }
   o->f = NULL;
   return rc;
@@ -346,10 +350,23 @@ int cli_sink_begin(cli_sink *s, cli_fmt fmt, cli_out *out, uint64_t count,
   s->count = count;
   if (enc) s->enc = *enc;
   if (fmt == CLI_FMT_EMBD) {
-    if (count > UINT32_MAX) {
+    if (count > UINT32_MAX && count != UINT64_MAX) {
       cli_msg("%llu vectors: an EMBD batch holds at most 4294967295",
               (unsigned long long)count);
       return CLI_EDATA;
+    }
+    if (count == UINT64_MAX) { /* a placeholder, patched by cli_sink_finish */
+      if (!cli_out_seekable(out)) {
+        cli_msg("%s: an EMBD batch of unknown count needs a seekable output file",
+                cli_out_label(out));
+        return CLI_EINTERNAL;
+      }
+      s->count_at = (int64_t)ftello(out->f);
+      if (!out->created) {
+        out->trunc_on_fail = 1;
+        out->trunc_at = s->count_at;
+      }
+      count = 0;
     }
     const uint8_t c[4] = {(uint8_t)count, (uint8_t)(count >> 8), (uint8_t)(count >> 16),
                           (uint8_t)(count >> 24)};
@@ -390,6 +407,10 @@ int cli_sink_row(cli_sink *s, const float *v, uint32_t dims, const char *what) {
       return cli_out_write(s->out, s->scratch, (size_t)dims * 4);
     case CLI_FMT_EMBD: {
       size_t cap, n;
+      if (s->rows > UINT32_MAX) {
+        cli_msg("%s: more than 4294967295 vectors: an EMBD batch holds at most 4294967295", what);
+        return CLI_EDATA;
+      }
       embd_result r = embd_frame_size(dims, s->enc.flags, &cap);
       if (r) {
         cli_msg("%s: %s", what, embd_strerror(r));
@@ -443,6 +464,20 @@ int cli_sink_finish(cli_sink *s) {
       int rc = sink_npy_header(s, s->rows);
       if (rc) return rc;
       fseek(s->out->f, 0, SEEK_END);
+    }
+  }
+  if (s->fmt == CLI_FMT_EMBD && s->count == UINT64_MAX) { /* patch the count */
+    const uint8_t c[4] = {(uint8_t)s->rows, (uint8_t)(s->rows >> 8), (uint8_t)(s->rows >> 16),
+                          (uint8_t)(s->rows >> 24)};
+    if (fflush(s->out->f) || fseeko(s->out->f, (off_t)s->count_at, SEEK_SET)) {
+      cli_msg("%s: cannot write the batch count: %s", cli_out_label(s->out), strerror(errno));
+      return CLI_EIO;
+    }
+    int rc = cli_out_write(s->out, c, 4);
+    if (rc) return rc;
+    if (fflush(s->out->f) || fseeko(s->out->f, 0, SEEK_END)) {
+      cli_msg("%s: cannot write the batch count: %s", cli_out_label(s->out), strerror(errno));
+      return CLI_EIO;
     }
   }
   if (s->count != UINT64_MAX && s->rows != s->count) {

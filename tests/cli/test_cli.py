@@ -3,7 +3,8 @@
 message substrings and exit codes. Run by ctest (tests/CMakeLists.txt, label cli):
 
     test_cli.py EMBD_EXECUTABLE GROUP      GROUP: help cpu encode decode inspect verify
-                                                  openai npy roundtrip big tokens bench | all
+                                                  openai npy roundtrip big tokens bench
+                                                  stream | all
 The numpy checks (group npy, partly roundtrip) are skipped, with a message, when numpy
 cannot be imported (Debian: python3-numpy)."""
 import base64
@@ -604,9 +605,186 @@ def t_bench():
     expect(["bench", "extra"], 2)
 
 
+# ---- stream: encode of big inputs with bounded memory ------------------------------------
+RSS_WRAPPER = """import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, st, ru = os.wait4(pid, 0)
+sys.stderr.write("EMBD_TEST_MAXRSS=%d" % ru.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(st))
+"""
+
+
+def run_measured(args, src=None, pipe_in=False, out_path=None, append=False, prefix=b""):
+    """Runs embd with stdin from the file src (through a pipe when pipe_in) and stdout to
+    out_path (a regular file; append: opened O_APPEND) or a pipe. Returns the exit code, the
+    SHA-256 and size of what reached stdout's pipe, stderr and embd's peak RSS in KiB.
+    prefix: written to out_path before embd writes there."""
+    import hashlib
+    e = dict(os.environ)
+    e.pop("EMBD_ISA", None)
+    e["EMBD_NO_PROGRESS"] = "1"
+    feeder = None
+    if src is None:
+        stdin = subprocess.DEVNULL
+    elif pipe_in:
+        feeder = subprocess.Popen(["cat", src], stdout=subprocess.PIPE)
+        stdin = feeder.stdout
+    else:
+        stdin = open(src, "rb")
+    stdout = open(out_path, "ab" if append else "wb") if out_path else subprocess.PIPE
+    if out_path and prefix:  # embd's stdout then starts at len(prefix)
+        stdout.write(prefix)
+        stdout.flush()
+    # the peak RSS from wait4 in a small wrapper: a child's maxrss starts from its forking
+    # parent's (Linux keeps the high-water mark across exec), and this one holds much
+    p = subprocess.Popen([sys.executable, "-S", "-c", RSS_WRAPPER, EMBD] + args, stdin=stdin,
+                         stdout=stdout, stderr=subprocess.PIPE, env=e)
+    if feeder:
+        feeder.stdout.close()
+    elif src is not None:
+        stdin.close()
+    if out_path:
+        stdout.close()
+    h, n = hashlib.sha256(), 0
+    if not out_path:
+        while True:
+            b = p.stdout.read(1 << 20)
+            if not b:
+                break
+            h.update(b)
+            n += len(b)
+        p.stdout.close()
+    err = p.stderr.read().decode("utf-8", "replace")
+    p.stderr.close()
+    rc = p.wait()
+    if feeder:
+        feeder.wait()
+    err, _, rss = err.rpartition("EMBD_TEST_MAXRSS=")
+    rss = int(rss) if rss.strip().isdigit() else 1 << 40
+    check("Sanitizer" not in err and "runtime error:" not in err,
+          "embd %s: sanitizer report:\n%s" % (" ".join(args), err[:2000]))
+    return rc, h.hexdigest(), n, err, rss
+
+
+def file_sha(p):
+    import hashlib
+    h = hashlib.sha256()
+    with open(p, "rb") as f:
+        while True:
+            b = f.read(1 << 20)
+            if not b:
+                break
+            h.update(b)
+    return h.hexdigest()
+
+
+def t_stream():
+    import hashlib
+    asan = False
+    with open(EMBD, "rb") as f:
+        asan = b"__asan_init" in f.read()
+    # ---- 200k lines x 8 dims: every input/output combination, byte-identical to the oracle
+    block = rand_vecs(2000, 8, seed=21)
+    reps = 100
+    text = jsonl(block).encode()
+    src = write("s.jsonl", text * reps)
+    frames = b"".join(frame(v) for v in block)
+    want = hashlib.sha256(struct.pack("<I", len(block) * reps) + frames * reps).hexdigest()
+    out = path("s.embd")
+    for how, pipe_in in [("file", None), ("stdin file", False), ("stdin pipe", True)]:
+        args = ["encode", "--from", "jsonl"] + ([src] if pipe_in is None else [])
+        feed = None if pipe_in is None else src
+        rc, h, n, err, _ = run_measured(args + ["-o", out], feed, bool(pipe_in))
+        check(rc == 0 and file_sha(out) == want, "stream: %s -> -o FILE: exit %d, %s" % (how, rc, err))
+        rc, h, n, err, _ = run_measured(args, feed, bool(pipe_in), out_path=out)
+        check(rc == 0 and file_sha(out) == want, "stream: %s -> stdout file: exit %d, %s" % (how, rc, err))
+        rc, h, n, err, _ = run_measured(args, feed, bool(pipe_in))
+        check(rc == 0 and h == want, "stream: %s -> pipe: exit %d, %s" % (how, rc, err))
+    # stdout in append mode (not patchable in place): after what it held, the whole batch
+    with open(out, "wb") as f:
+        f.write(b"head")
+    rc, _, _, err, _ = run_measured(["encode", "--from", "jsonl"], src, True, out_path=out, append=True)
+    with open(out, "rb") as f:
+        check(rc == 0 and f.read(4) == b"head" and hashlib.sha256(f.read()).hexdigest() == want,
+              "stream: stdin pipe -> stdout appending: exit %d, %s" % (rc, err))
+    # the small input, in memory before: the same bytes every way
+    small = rand_vecs(5, 3, seed=22)
+    sp = write("small.jsonl", jsonl(small))
+    for pipe_in in [False, True]:
+        rc, h, _, err, _ = run_measured(["encode"], sp, pipe_in)
+        check(rc == 0 and h == hashlib.sha256(batch(small)).hexdigest(), "stream: small input %s" % pipe_in)
+        rc, _, _, err, _ = run_measured(["encode", "-o", out], sp, pipe_in)
+        check(rc == 0 and read("s.embd") == batch(small), "stream: small input %s -o" % pipe_in)
+    rc, _, _, err, _ = run_measured(["encode", "--from", "jsonl", "-o", out], write("e", b""), True)
+    check(rc == 0 and read("s.embd") == struct.pack("<I", 0), "stream: empty stdin -> -o FILE")
+    # raw float32 from a pipe: to a file (count patched) and to a pipe (spilled)
+    raw = b"".join(struct.pack("<8f", *v) for v in block) * 20
+    rp = write("s.f32", raw)
+    wraw = hashlib.sha256(struct.pack("<I", len(block) * 20) + frames * 20).hexdigest()
+    rc, h, _, err, _ = run_measured(["encode", "--from", "raw", "--dims", "8"], rp, True)
+    check(rc == 0 and h == wraw, "stream: raw pipe -> pipe: exit %d %s" % (rc, err))
+    rc, _, _, err, _ = run_measured(["encode", "--from", "raw", "--dims", "8", "-o", out], rp, True)
+    check(rc == 0 and file_sha(out) == wraw, "stream: raw pipe -> -o FILE: exit %d %s" % (rc, err))
+    rp2 = write("s2.f32", raw + b"\0")
+    for o in [["-o", out], []]:
+        if os.path.exists(out):
+            os.remove(out)
+        rc, _, n, err, _ = run_measured(["encode", "--from", "raw", "--dims", "8"] + o, rp2, True)
+        check(rc == 1 and "1 bytes left over" in err and n == 0 and not os.path.exists(out),
+              "stream: raw pipe, a partial vector at the end %s: exit %d, %s" % (o, rc, err))
+    # ---- an error on line N in the middle: exit 1, line:column, no output
+    lines = (text * reps).split(b"\n")
+    bad_n = 123457
+    for bad, col, msg in [(b"[1,2,x,4,5,6,7,8]", 6, "expected a number"),
+                          (b"[1,2,3]", 1, "3 values, line 1 had 8")]:
+        lines2 = list(lines)
+        lines2[bad_n - 1] = bad
+        bp = write("bad.jsonl", b"\n".join(lines2))
+        where = "%d:%d:" % (bad_n, col)
+        for pipe_in in [None, False, True]:
+            args = ["encode", "--from", "jsonl"] + ([bp] if pipe_in is None else [])
+            feed = None if pipe_in is None else bp
+            if os.path.exists(out):
+                os.remove(out)
+            rc, _, _, err, _ = run_measured(args + ["-o", out], feed, bool(pipe_in))
+            check(rc == 1 and where in err and msg in err and not os.path.exists(out),
+                  "stream: error on line %d (%s) -o: exit %d, %s" % (bad_n, pipe_in, rc, err))
+            # stdout a regular file at offset 4: cut back to its 4 bytes on the failure
+            rc, _, _, err, _ = run_measured(args, feed, bool(pipe_in), out_path=out, prefix=b"keep")
+            check(rc == 1 and where in err and read("s.embd") == b"keep",
+                  "stream: error on line %d (%s) > file: exit %d, %d bytes left, %s"
+                  % (bad_n, pipe_in, rc, os.path.getsize(out), err))
+            rc, _, n, err, _ = run_measured(args, feed, bool(pipe_in))
+            check(rc == 1 and where in err and n == 0,
+                  "stream: error on line %d (%s) | pipe: exit %d, %d bytes, %s" % (bad_n, pipe_in, rc, n, err))
+    # ---- memory: a big JSON lines file (300 MB; 50 MB under the sanitizers) in < 100 MB
+    big_reps = 32 if asan else 190
+    text = jsonl(rand_vecs(10000, 8, seed=23)).encode()
+    bp = path("big.jsonl")
+    with open(bp, "wb") as f:
+        for _ in range(big_reps):
+            f.write(text)
+    size = os.path.getsize(bp)
+    limit = 100 << 10
+    for how, pipe_in, o in [("file -> -o FILE", None, True), ("stdin pipe -> -o FILE", True, True),
+                            ("stdin pipe -> pipe", True, False)]:
+        args = ["encode"] + ([bp] if pipe_in is None else []) + (["-o", out] if o else [])
+        rc, _, n, err, rss = run_measured(args, None if pipe_in is None else bp, bool(pipe_in))
+        print("stream: %s: %.0f MB of JSON lines, peak RSS %.1f MB" % (how, size / 1e6, rss / 1024.0),
+              flush=True)
+        check(rc == 0 and (n if not o else os.path.getsize(out)) == 4 + 10000 * big_reps * (16 + 32),
+              "stream: big %s: exit %d, %s" % (how, rc, err))
+        check(rss < limit, "stream: big %s: peak RSS %d KiB for %d bytes of input" % (how, rss, size))
+    os.remove(bp)
+    os.remove(out)
+
+
 GROUPS = {"help": t_help, "cpu": t_cpu, "encode": t_encode, "decode": t_decode,
           "inspect": t_inspect, "verify": t_verify, "openai": t_openai, "npy": t_npy,
-          "roundtrip": t_roundtrip, "big": t_big, "tokens": t_tokens, "bench": t_bench}
+          "roundtrip": t_roundtrip, "big": t_big, "tokens": t_tokens, "bench": t_bench,
+          "stream": t_stream}
 
 
 def main():
