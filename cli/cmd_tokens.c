@@ -214,7 +214,9 @@ int cmd_tokens(int argc, char **argv) {
     r = mode == MODE_MSGPACK ? embd_codec_msgpack_create(&so, &mr) : embd_codec_proto_create(&so, &pr);
   }
   if (r != EMBD_OK) {
-    cli_msg("cannot create the reader: %s", embd_strerror(r));
+    cli_msg("cannot create the %s reader: %s", mode == MODE_SESSION ? "session"
+                                               : mode == MODE_MSGPACK ? "msgpack" : "protobuf",
+            embd_strerror(r));
     rc = cli_exit_for(r);
     goto done_out;
   }

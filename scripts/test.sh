@@ -3,7 +3,8 @@
 #   1. Release build: every unit test, every implementation the CPU runs, the suite once
 #      per forced tier, the dispatcher under qemu-x86_64 -cpu qemu64/Westmere/Haswell,
 #      the fuzz corpora as tests, the exported-symbol check;
-#   2. the same suite built with ASan + UBSan, and with TSan;
+#   2. the same suite built with ASan + UBSan, without the optional parts (no simdjson,
+#      OpenSSL or msgpack-c: their functions report EMBD_ERR_*UNAVAILABLE), and with TSan;
 #   3. the suite cross-built for aarch64, big-endian s390x and 32-bit armhf (32-bit
 #      size_t), run under qemu-user;
 #   4. every libFuzzer target for a short time (EMBD_FUZZ_SECONDS, default 30).
@@ -42,7 +43,7 @@ build_and_test() {
   cmake -S "$root" -B "$dir" -G Ninja -DEMBD_BUILD_TESTS=ON "$@" >"$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; return 1; }
   cmake --build "$dir" -j "$jobs" >"$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
-  ctest --test-dir "$dir" --output-on-failure -j "$jobs"
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" ${EMBD_CTEST_ARGS:-}
 }
 
 mkdir -p "$out"
@@ -50,8 +51,13 @@ step "release (+ benchmarks built, not run)" build_and_test "$out/release" -DCMA
 step "install: find_package + pkg-config consumers" bash scripts/check-install.sh "$out/release"
 step "asan+ubsan" build_and_test "$out/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DEMBD_SANITIZE=address,undefined
-step "tsan (dispatch under concurrent embd_isa_set)" build_and_test "$out/tsan" \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBD_SANITIZE=thread
+step "minimal (EMBD_WITH_OPENAI/TOKMAP/CODEC_MODES=OFF: no C++, simdjson, OpenSSL, msgpack)" \
+  build_and_test "$out/minimal" -DCMAKE_BUILD_TYPE=Release -DEMBD_WITH_OPENAI=OFF \
+  -DEMBD_WITH_TOKMAP=OFF -DEMBD_WITH_CODEC_MODES=OFF
+# The library's only threads are in the dispatcher: the unit tests suffice (no per-tier
+# reruns, which the other builds cover).
+EMBD_CTEST_ARGS="-L unit" step "tsan (dispatch under concurrent embd_isa_set)" build_and_test \
+  "$out/tsan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMBD_SANITIZE=thread
 step "aarch64 (qemu)" bash scripts/cross-test.sh aarch64 "$out/aarch64"
 step "s390x big-endian (qemu)" bash scripts/cross-test.sh s390x "$out/s390x"
 step "armhf 32-bit (qemu)" bash scripts/cross-test.sh armhf "$out/armhf"

@@ -74,6 +74,7 @@ const char *embd_strerror(embd_result r) {
     case EMBD_ERR_MAP_SCHEMA: return "tokenizer map breaks the schema";
     case EMBD_ERR_MAP_HASH: return "tokenizer map sha256 mismatch";
     case EMBD_ERR_UNKNOWN_TOKEN: return "token id not in the tokenizer map";
+    case EMBD_ERR_UNAVAILABLE: return "embd was built without this part";
   }
   return "unknown result";
 }

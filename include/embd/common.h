@@ -94,7 +94,9 @@ typedef enum embd_result {
   /* tokenizer maps and detokenization (embd/tokmap.h) */
   EMBD_ERR_MAP_SCHEMA = 47,           /* a map that breaks the schema (the field is named) */
   EMBD_ERR_MAP_HASH = 48,             /* the map's bytes do not have the expected sha256 */
-  EMBD_ERR_UNKNOWN_TOKEN = 49         /* an id the map does not have */
+  EMBD_ERR_UNKNOWN_TOKEN = 49,        /* an id the map does not have */
+  EMBD_ERR_UNAVAILABLE = 50           /* built without this part (EMBD_WITH_CODEC_MODES=OFF,
+                                         EMBD_WITH_TOKMAP=OFF) */
 } embd_result;
 
 /* Filled by decoders on failure (and reset on success): the result, the byte offset in

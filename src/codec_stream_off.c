@@ -1,0 +1,69 @@
+/* embd/codec_stream.h when the library is built with EMBD_WITH_CODEC_MODES=OFF (no
+ * msgpack-c): the functions exist, and every one that can fail reports
+ * EMBD_ERR_UNAVAILABLE, so programs written against the header still link. */
+#include "embd/codec_stream.h"
+#include "internal.h"
+
+static embd_result off(embd_error *err) {
+  return embd_fail(err, EMBD_ERR_UNAVAILABLE, 0,
+                   "embd was built without EMBD_WITH_CODEC_MODES (msgpack/protobuf modes)");
+}
+
+embd_result embd_codec_msgpack_create(const embd_codec_stream_options *opt,
+                                      embd_codec_msgpack_reader **out) {
+  (void)opt;
+  if (out) *out = NULL;
+  return EMBD_ERR_UNAVAILABLE;
+}
+embd_result embd_codec_msgpack_feed(embd_codec_msgpack_reader *r, const void *data, size_t len,
+                                    embd_error *err) {
+  (void)r, (void)data, (void)len;
+  return off(err);
+}
+embd_result embd_codec_msgpack_finish(embd_codec_msgpack_reader *r, embd_error *err) {
+  (void)r;
+  return off(err);
+}
+void embd_codec_msgpack_destroy(embd_codec_msgpack_reader *r) { (void)r; }
+uint64_t embd_codec_msgpack_frames(const embd_codec_msgpack_reader *r) { return (void)r, 0; }
+uint64_t embd_codec_msgpack_offset(const embd_codec_msgpack_reader *r) { return (void)r, 0; }
+
+embd_result embd_codec_proto_create(const embd_codec_stream_options *opt,
+                                    embd_codec_proto_reader **out) {
+  (void)opt;
+  if (out) *out = NULL;
+  return EMBD_ERR_UNAVAILABLE;
+}
+embd_result embd_codec_proto_feed(embd_codec_proto_reader *r, const void *data, size_t len,
+                                  embd_error *err) {
+  (void)r, (void)data, (void)len;
+  return off(err);
+}
+embd_result embd_codec_proto_finish(embd_codec_proto_reader *r, embd_error *err) {
+  (void)r;
+  return off(err);
+}
+void embd_codec_proto_destroy(embd_codec_proto_reader *r) { (void)r; }
+uint64_t embd_codec_proto_frames(const embd_codec_proto_reader *r) { return (void)r, 0; }
+uint64_t embd_codec_proto_offset(const embd_codec_proto_reader *r) { return (void)r, 0; }
+
+embd_result embd_codec_msgpack_encoded_size(const embd_codec_stream_frame *f, size_t *size) {
+  (void)f, (void)size;
+  return EMBD_ERR_UNAVAILABLE;
+}
+embd_result embd_codec_proto_encoded_size(const embd_codec_stream_frame *f, size_t *size) {
+  (void)f, (void)size;
+  return EMBD_ERR_UNAVAILABLE;
+}
+embd_result embd_codec_msgpack_encode(const embd_codec_stream_frame *f, void *out, size_t cap,
+                                      size_t *written) {
+  (void)f, (void)out, (void)cap;
+  if (written) *written = 0;
+  return EMBD_ERR_UNAVAILABLE;
+}
+embd_result embd_codec_proto_encode(const embd_codec_stream_frame *f, void *out, size_t cap,
+                                    size_t *written) {
+  (void)f, (void)out, (void)cap;
+  if (written) *written = 0;
+  return EMBD_ERR_UNAVAILABLE;
+}
