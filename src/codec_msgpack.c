@@ -37,6 +37,7 @@ typedef struct mp_scan {
   uint64_t bytes; /* bytes of this object so far */
   uint64_t limit;
   int need_map; /* the object must be a map */
+  unsigned back; /* on an error: how far before *used (possibly in earlier chunks) it is */
   char why[112];
 } mp_scan;
 
@@ -47,6 +48,7 @@ static void mp_scan_init(mp_scan *s, uint64_t limit, int need_map) {
   s->bytes = 0;
   s->limit = limit;
   s->need_map = need_map;
+  s->back = 0;
   s->why[0] = 0;
 }
 
@@ -180,7 +182,11 @@ static int mp_scan_run(mp_scan *s, const uint8_t *p, size_t n, size_t *used) {
       s->hdr_need = 0;
       int h = mp_header(s);
       if (h < 0) {
-        *used = i - s->hdr_have;
+        /* The error is at the header's first byte, which may have come in an earlier chunk:
+         * reported as *used - back (never a size_t going below 0, which on a 32-bit host
+         * would not wrap back in the 64-bit offset). */
+        *used = i;
+        s->back = s->hdr_have;
         return -1;
       }
       if (h > 0) {
@@ -268,6 +274,22 @@ static size_t mp_value_at(const uint8_t *p, size_t n, uint32_t kv, int64_t elem)
   return o;
 }
 
+/* msgpack-c's zone aligns what it allocates to MSGPACK_ZONE_ALIGN, sizeof(void *) when
+ * libmsgpackc was built: 4 on 32-bit ARM, where msgpack_object (a union holding uint64_t
+ * and double) needs 8. Reading the zone's map and array elements in place is then an
+ * unaligned access (UBSan reports it under qemu-arm), so each element is copied out. */
+static msgpack_object_kv mp_kv(const msgpack_object_kv *kvs, size_t i) {
+  msgpack_object_kv kv;
+  memcpy(&kv, (const char *)kvs + i * sizeof kv, sizeof kv);
+  return kv;
+}
+
+static msgpack_object mp_elem(const msgpack_object *a, size_t i) {
+  msgpack_object o;
+  memcpy(&o, (const char *)a + i * sizeof o, sizeof o);
+  return o;
+}
+
 static int mp_key_is(const msgpack_object *k, const char *name, size_t len) {
   return k->type == MSGPACK_OBJECT_STR && k->via.str.size == len && !memcmp(k->via.str.ptr, name, len);
 }
@@ -286,7 +308,8 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
   const uint32_t nkv = obj.via.map.size;
   int64_t at_ids = -1, at_done = -1, at_fr = -1, at_tc = -1;
   for (uint32_t i = 0; i < nkv; i++) {
-    const msgpack_object *k = &kvs[i].key;
+    const msgpack_object_kv kv = mp_kv(kvs, i);
+    const msgpack_object *k = &kv.key;
     int64_t *slot = mp_key_is(k, "ids", 3)             ? &at_ids
                     : mp_key_is(k, "done", 4)          ? &at_done
                     : mp_key_is(k, "finish_reason", 13) ? &at_fr
@@ -300,7 +323,8 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
     *slot = i;
   }
   if (at_ids < 0) return mp_stick(r, err, MP_ERR, base, "no \"ids\" key (every frame has one, [] when empty)");
-  const msgpack_object *v = &kvs[at_ids].val;
+  msgpack_object_kv kv = mp_kv(kvs, (size_t)at_ids);
+  const msgpack_object *v = &kv.val;
   if (v->type != MSGPACK_OBJECT_ARRAY)
     return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "ids is %s, expected an array",
                     mp_obj_type(v));
@@ -319,27 +343,30 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
   }
   const msgpack_object *e = v->via.array.ptr;
   for (size_t i = 0; i < nid; i++) {
-    if (e[i].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+    const msgpack_object ei = mp_elem(e, i);
+    if (ei.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
       return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
-                      "ids[%zu] is %s, expected an unsigned integer", i, mp_obj_type(&e[i]));
-    if (e[i].via.u64 > UINT32_MAX)
+                      "ids[%zu] is %s, expected an unsigned integer", i, mp_obj_type(&ei));
+    if (ei.via.u64 > UINT32_MAX)
       return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
-                      "ids[%zu] = %" PRIu64 " is above UINT32_MAX", i, e[i].via.u64);
-    r->ids[i] = (uint32_t)e[i].via.u64;
+                      "ids[%zu] = %" PRIu64 " is above UINT32_MAX", i, ei.via.u64);
+    r->ids[i] = (uint32_t)ei.via.u64;
   }
   embd_codec_stream_frame f;
   memset(&f, 0, sizeof f);
   f.ids = r->ids;
   f.n_ids = nid;
   if (at_done >= 0) {
-    v = &kvs[at_done].val;
+    kv = mp_kv(kvs, (size_t)at_done);
+    v = &kv.val;
     if (v->type != MSGPACK_OBJECT_BOOLEAN)
       return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_done, -1), "done is %s, expected a bool",
                       mp_obj_type(v));
     f.done = v->via.boolean ? 1 : 0;
   }
   if (at_fr >= 0) {
-    v = &kvs[at_fr].val;
+    kv = mp_kv(kvs, (size_t)at_fr);
+    v = &kv.val;
     if (v->type == MSGPACK_OBJECT_STR) {
       f.finish_reason = v->via.str.ptr;
       f.finish_reason_len = v->via.str.size;
@@ -425,7 +452,7 @@ embd_result embd_codec_msgpack_feed(embd_codec_msgpack_reader *r, const void *da
     }
     size_t used;
     int s = mp_scan_run(&r->scan, d + pos, len - pos, &used);
-    if (s < 0) return mp_stick(r, err, MP_ERR, r->off + used, "%s", r->scan.why);
+    if (s < 0) return mp_stick(r, err, MP_ERR, r->off + used - r->scan.back, "%s", r->scan.why);
     const uint8_t *fp = d + pos;
     size_t fn = used;
     if (s == 0 || r->have) {
