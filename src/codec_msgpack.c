@@ -227,13 +227,10 @@ static embd_result mp_stick(embd_codec_msgpack_reader *r, embd_error *err, embd_
                             uint64_t at, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static embd_result mp_stick(embd_codec_msgpack_reader *r, embd_error *err, embd_result res,
                             uint64_t at, const char *fmt, ...) {
-  char m[sizeof r->sticky.message];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(m, sizeof m, fmt, ap);
+  embd_vfail_frame(&r->sticky, res, at, r->frames, fmt, ap);
   va_end(ap);
-  embd_fail(&r->sticky, res, (size_t)at, "frame %" PRIu64 " at byte %" PRIu64 ": %s", r->frames,
-            at, m);
   r->failed = 1;
   if (err) *err = r->sticky;
   return res;

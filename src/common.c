@@ -18,6 +18,17 @@ embd_result embd_fail(embd_error *err, embd_result r, size_t off, const char *fm
   return r;
 }
 
+embd_result embd_vfail_frame(embd_error *err, embd_result r, uint64_t at, uint64_t frame,
+                             const char *fmt, va_list ap) {
+  if (err) {
+    char m[sizeof err->message];
+    vsnprintf(m, sizeof m, fmt, ap);
+    embd_fail(err, r, (size_t)at, "frame %llu at byte %llu: %s", (unsigned long long)frame,
+              (unsigned long long)at, m);
+  }
+  return r;
+}
+
 const char *embd_version(void) { return EMBD_VERSION_STRING; }
 
 unsigned embd_version_number(void) { return EMBD_VERSION_NUMBER; }
