@@ -10,6 +10,11 @@ outside the alphabet map to EMBD_B64_BAD (bit 31 set, plus 24 set bits so that a
 single OR-test finds them whatever the other three were).  '=' is outside the
 alphabet here: the driver handles padding itself.
 
+On little-endian hosts the scalar loop uses a second set, embd_b64_dec_mem_*: the
+same 24 bits already in memory order (first output byte in bits 0-7), so a quad is
+three output bytes in the low bytes of a uint32 and two quads pack into one 8-byte
+store with one shift and one OR; no byte swaps.  Same BAD marker.
+
 Encoding uses a 4096-entry table of character pairs per alphabet: 12 input bits ->
 2 output characters (first character in the low byte, so a little-endian uint16
 store or two byte stores give the right order; the driver stores bytes).
@@ -33,6 +38,12 @@ def dec_tables(alpha):
             t[ord(c)] = v << (18 - 6 * k)
         tabs.append(t)
     return tabs
+
+
+def mem_order(tabs):
+    def swap24(x):
+        return x if x == BAD else ((x >> 16) & 255) | (x & 0xFF00) | ((x & 255) << 16)
+    return [[swap24(x) for x in t] for t in tabs]
 
 
 def enc_table(alpha):
@@ -66,6 +77,23 @@ def check(alpha, dec, enc, py_dec, py_enc):
             assert (dec[k][c] == BAD) != valid
 
 
+def check_mem(dec, mem):
+    # every valid quad: the OR of the memory-order entries, stored little-endian, gives
+    # the same three bytes as the big-endian value of the OR of the plain entries
+    rnd = random.Random(2)
+    valid = [c for c in range(256) if dec[0][c] != BAD]
+    for _ in range(20000):
+        q = [rnd.choice(valid) for _ in range(4)]
+        x = y = 0
+        for k in range(4):
+            x |= dec[k][q[k]]
+            y |= mem[k][q[k]]
+        assert y.to_bytes(4, "little")[:3] == x.to_bytes(4, "big")[1:]
+    for c in range(256):
+        for k in range(4):
+            assert (mem[k][c] == BAD) == (dec[k][c] == BAD)
+
+
 def emit(name, values, fmt, per_line):
     lines = []
     for i in range(0, len(values), per_line):
@@ -89,12 +117,19 @@ def main():
         dec = dec_tables(alpha)
         enc = enc_table(alpha)
         check(alpha, dec, enc, pd, pe)
-        rows = []
-        for t in dec:
-            body = emit("", t, "0x%08x", 8)[len(" = {\n"):-len("\n};\n")]
-            rows.append("  {\n" + body + "\n  },")
-        out.append("static const uint32_t embd_b64_dec_%s[4][256] = {\n%s\n};\n"
-                   % (tag, "\n".join(rows)))
+        mem = mem_order(dec)
+        check_mem(dec, mem)
+        for name, tabs in (("dec", dec), ("dec_mem", mem)):
+            rows = []
+            for t in tabs:
+                body = emit("", t, "0x%08x", 8)[len(" = {\n"):-len("\n};\n")]
+                rows.append("  {\n" + body + "\n  },")
+            table = ("static const uint32_t embd_b64_%s_%s[4][256] = {\n%s\n};\n"
+                     % (name, tag, "\n".join(rows)))
+            if name == "dec_mem":  # only the little-endian scalar loop reads these
+                table = ("#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__\n"
+                         + table + "#endif\n")
+            out.append(table)
         out.append(emit("static const uint16_t embd_b64_enc_%s[4096]" % tag, enc, "0x%04x", 12))
     out.append("#endif")
     sys.stdout.write("\n".join(out) + "\n")
