@@ -11,6 +11,11 @@
 // Registry implementations the CPU (or EMBD_ISA masking) cannot run are registered
 // anyway and skipped with an error, so a report shows what was not measured.
 //
+// With EMBD_BENCH_CLMUL_CEILING (x86), ceiling/pclmul-xmm/<bytes>/align0 and
+// ceiling/vpclmul-zmm/<bytes>/align0 time the carry-less products a fold of that many
+// bytes needs and nothing else (bench/ceiling/clmul_ceiling.h): the fastest a PCLMULQDQ
+// or VPCLMULQDQ kernel could go on this core, so a kernel's distance from it is visible.
+//
 // Every contender is checked at start-up against the CRC-32 check value and against the
 // scalar reference at every benchmarked size and offset; any mismatch aborts, because a
 // fast wrong CRC is not a result.
@@ -37,6 +42,9 @@
 #endif
 
 #include "bench_common.h"
+#ifdef EMBD_BENCH_CLMUL_CEILING
+#include "ceiling/clmul_ceiling.h"
+#endif
 
 namespace {
 using namespace embd_bench;
@@ -123,7 +131,16 @@ void bm_memcpy(benchmark::State &state, size_t n, size_t off) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
 }
 
-
+#ifdef EMBD_BENCH_CLMUL_CEILING
+void bm_ceiling(benchmark::State &state, uint64_t (*fn)(size_t), size_t n) {
+  clean_upper_state();
+  for (auto _ : state) {
+    uint64_t v = fn(n);
+    benchmark::DoNotOptimize(v);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+}
+#endif
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -165,6 +182,19 @@ int main(int argc, char **argv) {
         benchmark::RegisterBenchmark(("crc32/" + c.name + tail).c_str(), bm_crc, c.fn, c.why,
                                      n, off);
       benchmark::RegisterBenchmark(("memcpy" + tail).c_str(), bm_memcpy, n, off);
+#ifdef EMBD_BENCH_CLMUL_CEILING
+      // No loads, so the offset is meaningless: once per size, from 1 KiB up (below that
+      // a CRC is latency-bound, not throughput-bound).
+      const uint64_t f = embd_cpu_features();
+      if (off == 0 && n >= 1024) {
+        if ((f & EMBD_CPU_PCLMULQDQ) && (f & EMBD_CPU_SSE42))
+          benchmark::RegisterBenchmark(("ceiling/pclmul-xmm" + tail).c_str(), bm_ceiling,
+                                       embd_bench_clmul_ceiling_xmm, n);
+        if ((f & EMBD_CPU_VPCLMULQDQ) && (f & EMBD_CPU_AVX512F))
+          benchmark::RegisterBenchmark(("ceiling/vpclmul-zmm" + tail).c_str(), bm_ceiling,
+                                       embd_bench_clmul_ceiling_zmm, n);
+      }
+#endif
     }
   }
 

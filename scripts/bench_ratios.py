@@ -10,7 +10,9 @@ ISA-L (crc32_gzip_refl) and zlib (crc32): above 1.0 is faster than the anchor. F
 time per call relative to zlib (below 1.0 is faster).
 
 Benchmark names are <family>/<contender>/<bytes>/align<offset> (crc32/avx2-vpclmul/1024/align0)
-or memcpy/<bytes>/align<offset>. Skipped benchmarks (error_occurred) are listed as such.
+or memcpy/<bytes>/align<offset>; ceiling/<width>/<bytes>/align0 (the carry-less multiply
+ceiling, bench/ceiling/clmul_ceiling.h) is listed as contender ceiling:<width>.
+Skipped benchmarks (error_occurred) are listed as such.
 With --benchmark_repetitions the median aggregate is used when present, otherwise the
 median of the repetitions.
 """
@@ -24,7 +26,8 @@ import sys
 TIME_RATIO_SIZES = {12}
 ANCHORS = ("isal", "zlib")
 NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-NAME_RE = re.compile(r"^(?:crc32/(?P<impl>[^/]+)|(?P<memcpy>memcpy))/(?P<size>\d+)/align(?P<align>\d+)$")
+NAME_RE = re.compile(r"^(?:crc32/(?P<impl>[^/]+)|ceiling/(?P<ceil>[^/]+)|(?P<memcpy>memcpy))"
+                     r"/(?P<size>\d+)/align(?P<align>\d+)$")
 
 
 def load(fp):
@@ -40,7 +43,7 @@ def load(fp):
         if not m:
             unparsed.append(b["name"])
             continue
-        impl = m.group("impl") or "memcpy"
+        impl = m.group("impl") or ("ceiling:" + m.group("ceil") if m.group("ceil") else "memcpy")
         key = (impl, int(m.group("size")), int(m.group("align")))
         if impl not in order:
             order.append(impl)
