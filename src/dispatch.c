@@ -139,7 +139,7 @@ static atomic_int g_cap = EMBD_TIER_NEON; /* highest tier allowed */
 static _Atomic(size_t) g_active[EMBD_KERNEL_COUNT_];
 
 static uint32_t crc32_stub(uint32_t crc, const void *buf, size_t len);
-static _Atomic(embd_crc32_fn) g_crc32 = crc32_stub;
+_Atomic(embd_crc32_fn) embd_crc32_active_fn = crc32_stub;
 static void bswap32_stub(void *dst, const void *src, size_t n);
 static _Atomic(embd_bswap32_fn) g_bswap32 = bswap32_stub;
 static embd_result b64dec_stub(const char *src, size_t len, unsigned flags, void *dst,
@@ -165,7 +165,7 @@ static void apply(int cap, uint64_t enabled) {
     atomic_store_explicit(&g_active[k], select_impl((embd_kernel)k, cap, enabled),
                           memory_order_release);
   size_t i = atomic_load_explicit(&g_active[EMBD_KERNEL_CRC32], memory_order_relaxed);
-  atomic_store_explicit(&g_crc32, (embd_crc32_fn)crc32_impls[i].fn, memory_order_release);
+  atomic_store_explicit(&embd_crc32_active_fn, (embd_crc32_fn)crc32_impls[i].fn, memory_order_release);
   i = atomic_load_explicit(&g_active[EMBD_KERNEL_BSWAP32], memory_order_relaxed);
   atomic_store_explicit(&g_bswap32, (embd_bswap32_fn)bswap32_impls[i].fn, memory_order_release);
   i = atomic_load_explicit(&g_active[EMBD_KERNEL_BASE64_DECODE], memory_order_relaxed);
@@ -290,11 +290,11 @@ static void ensure_init(void) {
 
 static uint32_t crc32_stub(uint32_t crc, const void *buf, size_t len) {
   ensure_init();
-  return atomic_load_explicit(&g_crc32, memory_order_acquire)(crc, buf, len);
+  return atomic_load_explicit(&embd_crc32_active_fn, memory_order_acquire)(crc, buf, len);
 }
 
 embd_crc32_fn embd_crc32_dispatched(void) {
-  return atomic_load_explicit(&g_crc32, memory_order_acquire);
+  return atomic_load_explicit(&embd_crc32_active_fn, memory_order_acquire);
 }
 
 static void bswap32_stub(void *dst, const void *src, size_t n) {

@@ -65,6 +65,12 @@ EMBD_INTERNAL const struct embd_impl_desc *embd_impl_desc(embd_kernel kernel, si
 /* ---- CRC-32 kernels: all take and return zlib-style (finalised) CRC values ---- */
 EMBD_INTERNAL uint32_t embd_crc32_scalar(uint32_t crc, const void *buf, size_t len);
 EMBD_INTERNAL embd_crc32_fn embd_crc32_dispatched(void);
+#ifndef __cplusplus
+#include <stdatomic.h>
+/* What embd_crc32_dispatched() returns (a resolving stub until the first call), read
+ * inline by embd_crc32 so that the public entry is a compare, a load and a tail jump. */
+EMBD_INTERNAL extern _Atomic(embd_crc32_fn) embd_crc32_active_fn;
+#endif
 #if defined(EMBD_HAVE_X86_SSE42)
 EMBD_INTERNAL uint32_t embd_crc32_pclmul(uint32_t crc, const void *buf, size_t len);
 #endif
