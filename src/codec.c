@@ -101,13 +101,11 @@ __attribute__((format(printf, 6, 7)))
 #endif
 static embd_result ffail(embd_error *err, embd_result r, uint64_t off, uint32_t index,
                          uint64_t start, const char *fmt, ...) {
-  char d[120];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(d, sizeof d, fmt, ap);
+  embd_vfail_frame(err, r, off, index, start, fmt, ap);
   va_end(ap);
-  return embd_fail(err, r, (size_t)off, "frame %lu at byte %llu: %s", (unsigned long)index,
-                   (unsigned long long)start, d);
+  return r;
 }
 
 static embd_result check_type(uint8_t t, uint32_t index, uint64_t start, embd_error *err) {

@@ -95,7 +95,7 @@ static embd_result pb_stick(embd_codec_proto_reader *r, embd_error *err, embd_re
                             uint64_t at, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  embd_vfail_frame(&r->sticky, res, at, r->frames, fmt, ap);
+  embd_vfail_frame(&r->sticky, res, at, r->frames, at, fmt, ap);
   va_end(ap);
   r->failed = 1;
   if (err) *err = r->sticky;

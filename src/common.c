@@ -19,12 +19,12 @@ embd_result embd_fail(embd_error *err, embd_result r, size_t off, const char *fm
 }
 
 embd_result embd_vfail_frame(embd_error *err, embd_result r, uint64_t at, uint64_t frame,
-                             const char *fmt, va_list ap) {
+                             uint64_t start, const char *fmt, va_list ap) {
   if (err) {
     char m[sizeof err->message];
     vsnprintf(m, sizeof m, fmt, ap);
     embd_fail(err, r, (size_t)at, "frame %llu at byte %llu: %s", (unsigned long long)frame,
-              (unsigned long long)at, m);
+              (unsigned long long)start, m);
   }
   return r;
 }
