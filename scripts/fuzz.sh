@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang, ASan and UBSan, and runs each fuzz_* target for
 # N seconds (default 30) on a temporary copy of its seed corpus fuzz/corpus/<name>/.
 # Fails if any target crashes, leaks, trips a sanitizer or finds a mismatch.
-# Targets: every fuzz/fuzz_<name>.c (crc32, frame, stream, batch, base64, openai), as listed in
+# Targets: every fuzz/fuzz_<name>.c (crc32, frame, stream, batch, base64, openai, the codec ones, tokmap), as listed in
 # EMBD_FUZZ_TARGETS in fuzz/CMakeLists.txt.
 #
 #   scripts/fuzz.sh [seconds]
