@@ -26,7 +26,7 @@ uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
   if (len < 16) return ~embd_crc32_raw(x, p, len);
   if (len < NACC * VL) {
     __m128i r = embd_crc32_x86_first(p, x);
-    return ~embd_crc32_x86_rest(r, p + 16, len - 16);
+    return ~embd_crc32_x86_rest(r, p + 16, len - 16, 1);
   }
 
   VEC acc[NACC];
@@ -71,7 +71,7 @@ uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
     p += VL;
     len -= VL;
   }
-  return ~embd_crc32_x86_rest(TO128(v), p, len);
+  return ~embd_crc32_x86_rest(TO128(v), p, len, 0);
 }
 
 #undef FUNC

@@ -76,8 +76,9 @@ static inline __m128i embd_crc32_x86_tail16(__m128i r, const uint8_t *end, size_
 
 /* Messages of 16..63 bytes (and the end of longer ones): one register, 16 bytes at a time.
  * `r` already holds the first 16 bytes (with the initial CRC folded in), p points after
- * them. */
-static inline uint32_t embd_crc32_x86_rest(__m128i r, const uint8_t *p, size_t len) {
+ * them. `short_msg`: the whole message is short, so finish with Barrett (see above). */
+static inline uint32_t embd_crc32_x86_rest(__m128i r, const uint8_t *p, size_t len,
+                                           int short_msg) {
   const __m128i k16 = EMBD_K128(16);
   while (len >= 16) {
     r = _mm_xor_si128(embd_fold128(r, k16), _mm_loadu_si128((const __m128i *)(const void *)p));
@@ -85,7 +86,7 @@ static inline uint32_t embd_crc32_x86_rest(__m128i r, const uint8_t *p, size_t l
     len -= 16;
   }
   if (len) r = embd_crc32_x86_tail16(r, p + len, len);
-  return embd_crc32_x86_finish(r);
+  return short_msg ? embd_crc32_x86_finish_barrett(r) : embd_crc32_x86_finish(r);
 }
 
 /* The first 16 bytes with the (inverted) CRC XORed into the first 4. */
