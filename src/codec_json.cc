@@ -6,7 +6,6 @@
 // caller's struct (storage_, freed by embd_codec_*_free); unknown fields are ignored.
 #include <simdjson.h>
 
-#include <cstdarg>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -14,25 +13,13 @@
 #include <string_view>
 
 #include "embd/codec.h"
+#include "fail.h"
 
 extern "C" embd_result embd_codec_ready_check_(const embd_codec_ready *r, embd_error *err);
 
 namespace {
 
 using namespace simdjson;
-
-__attribute__((format(printf, 4, 5))) embd_result fail(embd_error *err, embd_result r, size_t off,
-                                                      const char *fmt, ...) {
-  if (err) {
-    err->result = r;
-    err->offset = off;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-  }
-  return r;
-}
 
 enum kind { STR, LIST };
 struct field {
@@ -97,14 +84,14 @@ size_t key_offset(const char *json, size_t len, const char *name) {
 
 embd_result parse(const char *what, const field *fields, size_t nfields, const char *json,
                   size_t len, void *out, void **storage, embd_error *err) {
-  if (!json && len) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL json");
+  if (!json && len) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL json");
   dom::parser parser;
   dom::element doc;
   error_code e = parser.parse(json ? json : "", len).get(doc);
-  if (e) return fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0, "%s: malformed JSON: %s", what, error_message(e));
+  if (e) return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0, "%s: malformed JSON: %s", what, error_message(e));
   dom::object obj;
   if (doc.get_object().get(obj))
-    return fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0, "%s: the JSON is %s, not an object", what,
+    return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0, "%s: the JSON is %s, not an object", what,
                 type_name(doc.type()));
   // Pass 1: find and type-check the known fields; size the block.
   dom::element found[kMaxFields];
@@ -116,31 +103,31 @@ embd_result parse(const char *what, const field *fields, size_t nfields, const c
     if (f == nfields) continue;  // unknown: ignored
     const char *name = fields[f].name;
     const size_t at = key_offset(json, len, name);
-    if (have[f]) return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: duplicate field \"%s\"", what, name);
+    if (have[f]) return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: duplicate field \"%s\"", what, name);
     have[f] = true;
     found[f] = kv.value;
     std::string_view s;
     if (fields[f].k == STR) {
       if (kv.value.get_string().get(s))
-        return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: field \"%s\" must be a string, not %s",
+        return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: field \"%s\" must be a string, not %s",
                     what, name, type_name(kv.value.type()));
       if (s.find('\0') != std::string_view::npos)
-        return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: field \"%s\" contains a NUL character",
+        return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: field \"%s\" contains a NUL character",
                     what, name);
       bytes += s.size() + 1;
     } else {
       dom::array a;
       if (kv.value.get_array().get(a))
-        return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at,
+        return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at,
                     "%s: field \"%s\" must be an array of strings, not %s", what, name,
                     type_name(kv.value.type()));
       size_t i = 0;
       for (dom::element x : a) {
         if (x.get_string().get(s))
-          return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: %s[%zu] must be a string, not %s",
+          return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: %s[%zu] must be a string, not %s",
                       what, name, i, type_name(x.type()));
         if (s.find('\0') != std::string_view::npos)
-          return fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: %s[%zu] contains a NUL character",
+          return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: %s[%zu] contains a NUL character",
                       what, name, i);
         bytes += s.size() + 1;
         i++;
@@ -151,7 +138,7 @@ embd_result parse(const char *what, const field *fields, size_t nfields, const c
   // Pass 2: one block: the pointer arrays, then the strings.
   const size_t total = items * sizeof(char *) + bytes;
   char *block = static_cast<char *>(malloc(total ? total : 1));
-  if (!block) return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "%s: no memory for %zu bytes", what, total);
+  if (!block) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "%s: no memory for %zu bytes", what, total);
   const char **ptrs = reinterpret_cast<const char **>(block);
   char *text = block + items * sizeof(char *);
   auto copy = [&](std::string_view s) {
@@ -199,7 +186,7 @@ extern "C" {
 
 EMBD_API embd_result embd_codec_hello_parse(const char *json, size_t len, embd_codec_hello *out,
                                             embd_error *err) {
-  if (!out) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL out");
+  if (!out) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL out");
   memset(out, 0, sizeof *out);
   embd_codec_hello h;
   memset(&h, 0, sizeof h);
@@ -213,7 +200,7 @@ EMBD_API embd_result embd_codec_hello_parse(const char *json, size_t len, embd_c
 
 EMBD_API embd_result embd_codec_ready_parse(const char *json, size_t len, embd_codec_ready *out,
                                             embd_error *err) {
-  if (!out) return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL out");
+  if (!out) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL out");
   memset(out, 0, sizeof *out);
   embd_codec_ready rd;
   memset(&rd, 0, sizeof rd);

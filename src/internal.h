@@ -22,19 +22,7 @@
 #endif
 #endif
 
-#define EMBD_INTERNAL __attribute__((visibility("hidden")))
-
-/* ---- errors (common.c) ---- */
-struct embd_error;
-/* Fills *err (when not NULL) with r, the byte offset and a formatted message; returns r. */
-EMBD_INTERNAL embd_result embd_fail(struct embd_error *err, embd_result r, size_t off,
-                                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* The same for an error at byte `at` inside frame `frame` of a stream, which starts at
- * byte `start`: the message reads "frame <frame> at byte <start>: <fmt...>" (the stream
- * readers' shared shape); err->offset = at. */
-EMBD_INTERNAL embd_result embd_vfail_frame(struct embd_error *err, embd_result r, uint64_t at,
-                                           uint64_t frame, uint64_t start, const char *fmt,
-                                           va_list ap) __attribute__((format(printf, 6, 0)));
+#include "fail.h" /* embd_fail, embd_vfail_frame, EMBD_INTERNAL */
 
 /* v > UINT32_MAX for a size_t (or any narrower) value. A function, not an inline
  * comparison: with a 32-bit size_t `(uint64_t)n > UINT32_MAX` is always false and the

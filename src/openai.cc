@@ -16,7 +16,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +23,7 @@
 
 #include "embd/base64.h"
 #include "embd/openai.h"
+#include "fail.h"
 
 namespace {
 
@@ -68,19 +68,6 @@ struct impl {
     free(tmp);
   }
 };
-
-__attribute__((format(printf, 4, 5))) embd_result fail(embd_error *err, embd_result r, size_t off,
-                                                      const char *fmt, ...) {
-  if (err) {
-    err->result = r;
-    err->offset = off;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-  }
-  return r;
-}
 
 // Grows *p to hold at least n elements of T (contents kept). false: out of memory.
 template <class T>
@@ -149,21 +136,21 @@ struct decoder {
   embd_result json_fail(error_code ec, const char *what) {
     size_t at = here();
     if (ec == INCORRECT_TYPE)
-      return fail(err, EMBD_ERR_OPENAI_SHAPE, at, "%s: wrong type (body byte %zu)", what, at);
-    return fail(err, EMBD_ERR_OPENAI_JSON, at, "JSON: %s: %s (body byte %zu)", what,
+      return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, at, "%s: wrong type (body byte %zu)", what, at);
+    return embd_fail(err, EMBD_ERR_OPENAI_JSON, at, "JSON: %s: %s (body byte %zu)", what,
                 error_message(ec), at);
   }
 
   embd_result alloc_rows(size_t k, size_t d) {
     if (opt && opt->max_dims && d > opt->max_dims)
-      return fail(err, EMBD_ERR_OPENAI_DIMS, here(),
+      return embd_fail(err, EMBD_ERR_OPENAI_DIMS, here(),
                   "data[%zu].embedding: %zu dims, above max_dims %u (body byte %zu)", k, d,
                   static_cast<unsigned>(opt->max_dims), here());
     size_t rows = base + n;
     if (rows < base || (d && rows > SIZE_MAX / sizeof(float) / d))
-      return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "%zu x %zu floats do not fit in memory", rows, d);
+      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "%zu x %zu floats do not fit in memory", rows, d);
     if (!reserve(&e->values, &e->capacity_, rows * d) || !reserve(&im->tmp, &im->tmp_cap, d))
-      return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu x %zu floats", rows, d);
+      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu x %zu floats", rows, d);
     dims = d;
     return EMBD_OK;
   }
@@ -172,11 +159,11 @@ struct decoder {
   // others.
   embd_result check_dims(size_t k, size_t d, size_t at) {
     if (d == 0)
-      return fail(err, EMBD_ERR_OPENAI_SHAPE, at, "data[%zu].embedding: empty (body byte %zu)", k,
+      return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, at, "data[%zu].embedding: empty (body byte %zu)", k,
                   at);
     if (dims == 0) return alloc_rows(k, d);
     if (d != dims)
-      return fail(err, EMBD_ERR_OPENAI_DIMS, at,
+      return embd_fail(err, EMBD_ERR_OPENAI_DIMS, at,
                   "data[%zu].embedding: %zu dims, the others have %zu (body byte %zu)", k, d, dims,
                   at);
     return EMBD_OK;
@@ -194,7 +181,7 @@ struct decoder {
       float none[1];
       embd_result r = embd_base64_decode_f32(p, m, 0, none, 0, &got, &be);
       if (r == EMBD_OK || r == EMBD_ERR_OUTPUT_TOO_SMALL) return check_dims(k, 0, at);
-      return fail(err, r, unescaped ? at : at + 1 + be.offset,
+      return embd_fail(err, r, unescaped ? at : at + 1 + be.offset,
                   "data[%zu].embedding: base64: %s (body byte %zu)", k, be.message,
                   unescaped ? at : at + 1 + be.offset);
     }
@@ -204,7 +191,7 @@ struct decoder {
     r = embd_base64_decode_f32(p, m, 0, row, dims, &got, &be);
     if (r) {
       size_t where = unescaped ? at : at + 1 + be.offset;
-      return fail(err, r, where, "data[%zu].embedding: base64: %s (body byte %zu)", k, be.message,
+      return embd_fail(err, r, where, "data[%zu].embedding: base64: %s (body byte %zu)", k, be.message,
                   where);
     }
     return EMBD_OK;
@@ -223,7 +210,7 @@ struct decoder {
                    tok[m - 1] == '\r'))
         m--;
       if (m < 2 || tok[0] != '"' || tok[m - 1] != '"')
-        return fail(err, EMBD_ERR_OPENAI_JSON, at, "JSON: %s: bad string (body byte %zu)", what, at);
+        return embd_fail(err, EMBD_ERR_OPENAI_JSON, at, "JSON: %s: bad string (body byte %zu)", what, at);
       const char *p = tok.data() + 1;
       m -= 2;
       if (!memchr(p, '\\', m)) return base64_row(k, p, m, at, false);
@@ -233,7 +220,7 @@ struct decoder {
       return base64_row(k, s.data(), s.size(), at, true);
     }
     if (t != ondemand::json_type::array)
-      return fail(err, EMBD_ERR_OPENAI_SHAPE, at,
+      return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, at,
                   "%s: %s, not an array of numbers or a base64 string (body byte %zu)", what,
                   t == ondemand::json_type::null      ? "null"
                   : t == ondemand::json_type::object  ? "an object"
@@ -256,13 +243,13 @@ struct decoder {
       if (ec) {
         size_t w = here();
         if (ec == INCORRECT_TYPE)
-          return fail(err, EMBD_ERR_OPENAI_SHAPE, w,
+          return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, w,
                       "%s[%zu]: not a number (body byte %zu)", what, j, w);
-        return fail(err, EMBD_ERR_OPENAI_JSON, w, "JSON: %s[%zu]: %s (body byte %zu)", what, j,
+        return embd_fail(err, EMBD_ERR_OPENAI_JSON, w, "JSON: %s[%zu]: %s (body byte %zu)", what, j,
                     error_message(ec), w);
       }
       if (j >= dims)
-        return fail(err, EMBD_ERR_OPENAI_DIMS, at,
+        return embd_fail(err, EMBD_ERR_OPENAI_DIMS, at,
                     "%s: more than %zu numbers, the others have %zu (body byte %zu)", what, dims,
                     dims, at);
       float f = static_cast<float>(d);
@@ -282,13 +269,13 @@ struct decoder {
       }
       if (__builtin_expect(std::isinf(f), 0)) {
         size_t w = here();
-        return fail(err, EMBD_ERR_OPENAI_SHAPE, w,
+        return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, w,
                     "%s[%zu]: %g is out of the float32 range (body byte %zu)", what, j, d, w);
       }
       row[j++] = f;
     }
     if (j != dims)
-      return fail(err, EMBD_ERR_OPENAI_DIMS, at,
+      return embd_fail(err, EMBD_ERR_OPENAI_DIMS, at,
                   "%s: %zu numbers, the others have %zu (body byte %zu)", what, j, dims, at);
     return EMBD_OK;
   }
@@ -305,23 +292,23 @@ struct decoder {
       if (key == "index") {
         size_t w = here();
         if (have_index)
-          return fail(err, EMBD_ERR_OPENAI_INDEX, w, "data[%zu]: two \"index\" keys (body byte %zu)",
+          return embd_fail(err, EMBD_ERR_OPENAI_INDEX, w, "data[%zu]: two \"index\" keys (body byte %zu)",
                       k, w);
         uint64_t x;
         error_code ec = f.value().get_uint64().get(x);
         if (ec == INCORRECT_TYPE || ec == NUMBER_ERROR)
-          return fail(err, EMBD_ERR_OPENAI_INDEX, w,
+          return embd_fail(err, EMBD_ERR_OPENAI_INDEX, w,
                       "data[%zu].index: not a non-negative integer (body byte %zu)", k, w);
         if (ec) {
           snprintf(what, sizeof what, "data[%zu].index", k);
           return json_fail(ec, what);
         }
         if (x >= n)
-          return fail(err, EMBD_ERR_OPENAI_INDEX, w,
+          return embd_fail(err, EMBD_ERR_OPENAI_INDEX, w,
                       "data[%zu].index: %llu out of range (%zu items) (body byte %zu)", k,
                       static_cast<unsigned long long>(x), n, w);
         if (im->inv[x] != SIZE_MAX)
-          return fail(err, EMBD_ERR_OPENAI_INDEX, w,
+          return embd_fail(err, EMBD_ERR_OPENAI_INDEX, w,
                       "data[%zu].index: %llu already taken by data[%zu] (body byte %zu)", k,
                       static_cast<unsigned long long>(x), im->inv[x], w);
         im->inv[x] = k;
@@ -330,7 +317,7 @@ struct decoder {
       } else if (key == "embedding") {
         if (have_emb) {
           size_t w = here();
-          return fail(err, EMBD_ERR_OPENAI_SHAPE, w,
+          return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, w,
                       "data[%zu]: two \"embedding\" keys (body byte %zu)", k, w);
         }
         if (embd_result r = embedding(k, f.value())) return r;
@@ -339,9 +326,9 @@ struct decoder {
     }
     (void)index;
     if (!have_index)
-      return fail(err, EMBD_ERR_OPENAI_INDEX, at, "data[%zu]: no \"index\" (body byte %zu)", k, at);
+      return embd_fail(err, EMBD_ERR_OPENAI_INDEX, at, "data[%zu]: no \"index\" (body byte %zu)", k, at);
     if (!have_emb)
-      return fail(err, EMBD_ERR_OPENAI_SHAPE, at, "data[%zu]: no \"embedding\" (body byte %zu)", k,
+      return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, at, "data[%zu]: no \"embedding\" (body byte %zu)", k,
                   at);
     return EMBD_OK;
   }
@@ -351,15 +338,15 @@ struct decoder {
     size_t at = here();
     if (auto ec = v.get_array().get(arr)) {
       if (ec == INCORRECT_TYPE)
-        return fail(err, EMBD_ERR_OPENAI_SHAPE, at, "\"data\" is not an array (body byte %zu)", at);
+        return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, at, "\"data\" is not an array (body byte %zu)", at);
       return json_fail(ec, "data");
     }
     if (auto ec = arr.count_elements().get(n)) return json_fail(ec, "data");
     if (opt && opt->expected_count && n != opt->expected_count)
-      return fail(err, EMBD_ERR_OPENAI_COUNT, at, "data: %zu items, expected %zu (body byte %zu)", n,
+      return embd_fail(err, EMBD_ERR_OPENAI_COUNT, at, "data: %zu items, expected %zu (body byte %zu)", n,
                   opt->expected_count, at);
     if (!reserve(&im->inv, &im->inv_cap, n ? n : 1))
-      return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu items", n);
+      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu items", n);
     for (size_t i = 0; i < n; i++) im->inv[i] = SIZE_MAX;
     if (dims && n) {  // append after earlier rows: dims known
       if (embd_result r = alloc_rows(0, dims)) return r;
@@ -372,16 +359,16 @@ struct decoder {
       ondemand::object obj;
       if (auto ec = ir.get_object().get(obj)) {
         if (ec == INCORRECT_TYPE)
-          return fail(err, EMBD_ERR_OPENAI_SHAPE, iat, "%s: not an object (body byte %zu)", what,
+          return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, iat, "%s: not an object (body byte %zu)", what,
                       iat);
         return json_fail(ec, what);
       }
-      if (k >= n) return fail(err, EMBD_ERR_OPENAI_JSON, iat, "JSON: data: more items than counted");
+      if (k >= n) return embd_fail(err, EMBD_ERR_OPENAI_JSON, iat, "JSON: data: more items than counted");
       if (embd_result r = item(k, obj, iat)) return r;
       k++;
     }
     if (k != n)
-      return fail(err, EMBD_ERR_OPENAI_JSON, here(), "JSON: data: %zu items, counted %zu", k, n);
+      return embd_fail(err, EMBD_ERR_OPENAI_JSON, here(), "JSON: data: %zu items, counted %zu", k, n);
     // Rows sit in item order; put them in index order (inv[t] = the item for row t).
     size_t *inv = im->inv;
     for (size_t s = 0; s < n; s++) {
@@ -439,11 +426,11 @@ struct decoder {
   embd_result run() {
     model[0] = 0;
     if (auto ec = im->parser.iterate(buf, len, len + SIMDJSON_PADDING).get(doc))
-      return fail(err, EMBD_ERR_OPENAI_JSON, 0, "JSON: %s (body byte 0)", error_message(ec));
+      return embd_fail(err, EMBD_ERR_OPENAI_JSON, 0, "JSON: %s (body byte 0)", error_message(ec));
     ondemand::object root;
     if (auto ec = doc.get_object().get(root)) {
       if (ec == INCORRECT_TYPE)
-        return fail(err, EMBD_ERR_OPENAI_SHAPE, 0, "the body is not a JSON object (body byte 0)");
+        return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, 0, "the body is not a JSON object (body byte 0)");
       return json_fail(ec, "body");
     }
     bool have_data = false;
@@ -454,7 +441,7 @@ struct decoder {
       if (key == "data") {
         if (have_data) {
           size_t w = here();
-          return fail(err, EMBD_ERR_OPENAI_SHAPE, w, "two \"data\" keys (body byte %zu)", w);
+          return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, w, "two \"data\" keys (body byte %zu)", w);
         }
         have_data = true;
         if (embd_result r = data(f.value())) return r;
@@ -482,11 +469,11 @@ struct decoder {
     const char *rest = nullptr;
     if (!doc.current_location().get(rest)) {
       size_t w = off(rest);
-      return fail(err, EMBD_ERR_OPENAI_JSON, w, "JSON: content after the body's object (body byte %zu)",
+      return embd_fail(err, EMBD_ERR_OPENAI_JSON, w, "JSON: content after the body's object (body byte %zu)",
                   w);
     }
     if (!have_data)
-      return fail(err, EMBD_ERR_OPENAI_SHAPE, 0, "no \"data\" array in the body");
+      return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, 0, "no \"data\" array in the body");
     return EMBD_OK;
   }
 };
@@ -504,7 +491,7 @@ embd_result run(embd_openai_embeddings *e, const char *json, size_t len,
                 const embd_openai_options *opt, embd_error *err, bool append) {
   if (!e || (!json && len)) {
     if (e) clear(e);
-    return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL embeddings or json");
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL embeddings or json");
   }
   if (!json) json = "";
   impl *im = static_cast<impl *>(e->impl_);
@@ -512,7 +499,7 @@ embd_result run(embd_openai_embeddings *e, const char *json, size_t len,
     im = new (std::nothrow) impl;
     if (!im) {
       clear(e);
-      return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory");
+      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory");
     }
     e->impl_ = im;
   }
@@ -521,7 +508,7 @@ embd_result run(embd_openai_embeddings *e, const char *json, size_t len,
   if ((!opt || opt->padding < SIMDJSON_PADDING) && !padding_in_page(json, len)) {
     if (len > SIZE_MAX - SIMDJSON_PADDING || !reserve(&im->pad, &im->pad_cap, len + SIMDJSON_PADDING)) {
       clear(e);
-      return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for a padded copy of %zu bytes", len);
+      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for a padded copy of %zu bytes", len);
     }
     if (len) memcpy(im->pad, json, len);
     memset(im->pad + len, 0, SIMDJSON_PADDING);
@@ -530,7 +517,7 @@ embd_result run(embd_openai_embeddings *e, const char *json, size_t len,
   decoder d{e, im, buf, len, opt, err, {}, append ? e->count : 0, append ? e->dims : 0};
   embd_result r = d.run();
   if (r == EMBD_OK && append && e->count && e->model[0] && d.model[0] && strcmp(e->model, d.model) != 0)
-    r = fail(err, EMBD_ERR_OPENAI_MODEL, 0, "model \"%.40s\" differs from \"%.40s\" of the earlier responses",
+    r = embd_fail(err, EMBD_ERR_OPENAI_MODEL, 0, "model \"%.40s\" differs from \"%.40s\" of the earlier responses",
              d.model, e->model);
   if (r != EMBD_OK) {
     clear(e);

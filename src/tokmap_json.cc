@@ -8,59 +8,17 @@
 // source, so an arena of len + 2 bytes always suffices.
 #include <simdjson.h>
 
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "embd/codec.h"
+#include "fail.h"
 #include "tokmap_internal.h"
 
 namespace {
 
 using namespace simdjson;
-
-__attribute__((format(printf, 4, 5))) embd_result fail(embd_error *err, embd_result r, size_t off,
-                                                      const char *fmt, ...) {
-  if (err) {
-    err->result = r;
-    err->offset = off;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-  }
-  return r;
-}
-
-// Well-formed UTF-8 (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF).
-bool utf8_ok(const unsigned char *s, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    unsigned c = s[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    size_t k;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) k = 1;
-    else if (c >= 0xE0 && c <= 0xEF) {
-      k = 2;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      k = 3;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    } else return false;
-    if (n - i <= k) return false;
-    if (s[i + 1] < lo || s[i + 1] > hi) return false;
-    for (size_t j = 2; j <= k; j++)
-      if ((s[i + j] & 0xC0) != 0x80) return false;
-    i += k + 1;
-  }
-  return true;
-}
 
 int hexval(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -138,10 +96,10 @@ struct loader {
   }
   embd_result json_fail(error_code ec, const char *what) {
     size_t at = here();
-    if (ec == MEMALLOC) return fail(err, EMBD_ERR_OUT_OF_MEMORY, at, "out of memory parsing the map");
+    if (ec == MEMALLOC) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, at, "out of memory parsing the map");
     if (ec == INCORRECT_TYPE)
-      return fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: wrong type (map byte %zu)", what, at);
-    return fail(err, EMBD_ERR_MAP_SCHEMA, at, "malformed JSON in %s: %s (map byte %zu)", what,
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: wrong type (map byte %zu)", what, at);
+    return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "malformed JSON in %s: %s (map byte %zu)", what,
                 error_message(ec), at);
   }
   // Copies s (plus a NUL) into the arena; its offset in *o.
@@ -153,14 +111,14 @@ struct loader {
     arena_used += s.size() + 1;
     return true;
   }
-  embd_result arena_fail() { return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "map arena overflow"); }
+  embd_result arena_fail() { return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "map arena overflow"); }
 
   // A string field (id, version, published_at).
   embd_result str_field(ondemand::value v, const char *what, size_t at, uint32_t *o) {
     std::string_view s;
     if (auto ec = v.get_string().get(s)) {
       if (ec == INCORRECT_TYPE)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not a string (map byte %zu)", what, at);
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not a string (map byte %zu)", what, at);
       return json_fail(ec, what);
     }
     if (!keep(s, o)) return arena_fail();
@@ -172,14 +130,14 @@ struct loader {
     ondemand::json_type t;
     if (auto ec = v.type().get(t)) return json_fail(ec, what);
     if (t != ondemand::json_type::number)
-      return fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not an integer (map byte %zu)", what, at);
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not an integer (map byte %zu)", what, at);
     ondemand::number_type nt;
     if (auto ec = v.get_number_type().get(nt)) return json_fail(ec, what);
     if (nt == ondemand::number_type::signed_integer) {
       int64_t i;
       if (auto ec = v.get_int64().get(i)) return json_fail(ec, what);
       if (i < 0)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: %lld is negative (map byte %zu)", what,
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: %lld is negative (map byte %zu)", what,
                     static_cast<long long>(i), at);
       *u = static_cast<uint64_t>(i);
       return EMBD_OK;
@@ -188,14 +146,14 @@ struct loader {
       if (auto ec = v.get_uint64().get(*u)) return json_fail(ec, what);
       return EMBD_OK;
     }
-    return fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not an integer (map byte %zu)", what, at);
+    return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not an integer (map byte %zu)", what, at);
   }
 
   embd_result tokens(ondemand::value v, size_t at) {
     ondemand::object o;
     if (auto ec = v.get_object().get(o)) {
       if (ec == INCORRECT_TYPE)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, at, "tokens: not an object (map byte %zu)", at);
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "tokens: not an object (map byte %zu)", at);
       return json_fail(ec, "tokens");
     }
     for (auto fr : o) {
@@ -218,7 +176,7 @@ struct loader {
         shown[k] = 0;
         for (size_t i = 0; i < k; i++)
           if (static_cast<unsigned char>(shown[i]) < 0x20 || static_cast<unsigned char>(shown[i]) >= 0x7F) shown[i] = '?';
-        return fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                     "tokens[\"%s%s\"]: key is not a token id (decimal 0..4294967295, no "
                     "leading zeros) (map byte %zu)",
                     shown, key.size() > 16 ? "..." : "", kat);
@@ -226,15 +184,15 @@ struct loader {
       std::string_view s;
       if (auto ec = f.value().get_string().get(s)) {
         if (ec == INCORRECT_TYPE)
-          return fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                       "tokens[\"%llu\"]: value is not a string (map byte %zu)",
                       static_cast<unsigned long long>(id), kat);
         size_t w = here();
-        return fail(err, EMBD_ERR_MAP_SCHEMA, w, "tokens[\"%llu\"]: malformed JSON string: %s (map byte %zu)",
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, w, "tokens[\"%llu\"]: malformed JSON string: %s (map byte %zu)",
                     static_cast<unsigned long long>(id), error_message(ec), w);
       }
-      if (!utf8_ok(reinterpret_cast<const unsigned char *>(s.data()), s.size()))
-        return fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+      if (embd_codec_utf8_check(s.data(), s.size()) != 0)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                     "tokens[\"%llu\"]: not valid UTF-8 (an escaped lone surrogate?) (map byte %zu)",
                     static_cast<unsigned long long>(id), kat);
       ent e;
@@ -243,7 +201,7 @@ struct loader {
       e.at = static_cast<uint32_t>(kat);
       if (!keep(s, &e.off)) return arena_fail();
       if (!push(&ents, &nents, &ents_cap, e))
-        return fail(err, EMBD_ERR_OUT_OF_MEMORY, kat, "out of memory for the tokens");
+        return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, kat, "out of memory for the tokens");
     }
     return EMBD_OK;
   }
@@ -252,7 +210,7 @@ struct loader {
     ondemand::object o;
     if (auto ec = v.get_object().get(o)) {
       if (ec == INCORRECT_TYPE)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, at, "special_tokens: not an object (map byte %zu)", at);
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "special_tokens: not an object (map byte %zu)", at);
       return json_fail(ec, "special_tokens");
     }
     for (auto fr : o) {
@@ -261,8 +219,8 @@ struct loader {
       size_t kat = off(f.key().raw()) - 1;
       std::string_view key;
       if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "special_tokens");
-      if (!utf8_ok(reinterpret_cast<const unsigned char *>(key.data()), key.size()))
-        return fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+      if (embd_codec_utf8_check(key.data(), key.size()) != 0)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                     "special_tokens: a name is not valid UTF-8 (map byte %zu)", kat);
       spec sp;
       if (!keep(key, &sp.name_off)) return arena_fail();
@@ -274,24 +232,24 @@ struct loader {
       uint64_t id;
       if (embd_result r = uint_field(f.value(), what, kat, &id)) return r;
       if (id > UINT32_MAX)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: id %llu above 4294967295 (map byte %zu)",
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: id %llu above 4294967295 (map byte %zu)",
                     what, static_cast<unsigned long long>(id), kat);
       sp.id = static_cast<uint32_t>(id);
       if (!push(&specs, &nspecs, &specs_cap, sp))
-        return fail(err, EMBD_ERR_OUT_OF_MEMORY, kat, "out of memory for the special tokens");
+        return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, kat, "out of memory for the special tokens");
     }
     return EMBD_OK;
   }
 
   embd_result parse() {
     if (auto ec = parser.iterate(buf, len, len + SIMDJSON_PADDING).get(doc)) {
-      if (ec == MEMALLOC) return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory parsing the map");
-      return fail(err, EMBD_ERR_MAP_SCHEMA, 0, "malformed JSON: %s (map byte 0)", error_message(ec));
+      if (ec == MEMALLOC) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory parsing the map");
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0, "malformed JSON: %s (map byte 0)", error_message(ec));
     }
     ondemand::object root;
     if (auto ec = doc.get_object().get(root)) {
       if (ec == INCORRECT_TYPE)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, 0, "the map is not a JSON object (map byte 0)");
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0, "the map is not a JSON object (map byte 0)");
       return json_fail(ec, "the map");
     }
     for (auto fr : root) {
@@ -316,11 +274,11 @@ struct loader {
       for (const auto &k : known)
         if (key == k.name) bit = k.bit, name = k.name;
       if (!bit)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                     "\"%.40s\": not a field of tokenizer map schema v0.1 (map byte %zu)",
                     std::string(key).c_str(), kat);
       if (seen & bit)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: field appears twice (map byte %zu)", name, kat);
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: field appears twice (map byte %zu)", name, kat);
       seen |= bit;
       embd_result r = EMBD_OK;
       switch (bit) {
@@ -338,7 +296,7 @@ struct loader {
     const char *rest = nullptr;
     if (!doc.current_location().get(rest)) {
       size_t w = off(rest);
-      return fail(err, EMBD_ERR_MAP_SCHEMA, w, "malformed JSON: content after the map's object (map byte %zu)", w);
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, w, "malformed JSON: content after the map's object (map byte %zu)", w);
     }
     return EMBD_OK;
   }
@@ -350,29 +308,29 @@ struct loader {
     } required[] = {{F_ID, "id"}, {F_VERSION, "version"}, {F_VOCAB, "vocab_size"}, {F_TOKENS, "tokens"}};
     for (const auto &q : required)
       if (!(seen & q.bit))
-        return fail(err, EMBD_ERR_MAP_SCHEMA, 0, "%s: required field missing", q.name);
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0, "%s: required field missing", q.name);
     if (vocab < 1 || vocab > UINT64_C(0x100000000))
-      return fail(err, EMBD_ERR_MAP_SCHEMA, at_vocab,
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at_vocab,
                   "vocab_size: %llu outside 1..4294967296 (map byte %zu)",
                   static_cast<unsigned long long>(vocab), at_vocab);
     m->vocab_size = vocab;
     if ((seen & F_FB_START) && !(seen & F_FB_END))
-      return fail(err, EMBD_ERR_MAP_SCHEMA, at_fb,
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at_fb,
                   "byte_fallback_end: required when byte_fallback_start is present");
     if ((seen & F_FB_END) && !(seen & F_FB_START))
-      return fail(err, EMBD_ERR_MAP_SCHEMA, 0,
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0,
                   "byte_fallback_start: required when byte_fallback_end is present");
     if (seen & F_FB_START) {
       if (fb_end < fb_start)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, at_fb,
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at_fb,
                     "byte_fallback_end: %llu < byte_fallback_start %llu (map byte %zu)",
                     static_cast<unsigned long long>(fb_end), static_cast<unsigned long long>(fb_start), at_fb);
       if (fb_end >= vocab)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, at_fb,
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at_fb,
                     "byte_fallback_end: id %llu >= vocab_size %llu (map byte %zu)",
                     static_cast<unsigned long long>(fb_end), static_cast<unsigned long long>(vocab), at_fb);
       if (fb_end - fb_start > 255)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, at_fb,
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at_fb,
                     "byte_fallback_start..byte_fallback_end: %llu ids, more than the 256 byte "
                     "values (map byte %zu)",
                     static_cast<unsigned long long>(fb_end - fb_start + 1), at_fb);
@@ -384,14 +342,14 @@ struct loader {
     for (size_t i = 0; i < nents; i++) {
       const ent &e = ents[i];
       if (e.id >= vocab)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, e.at, "tokens[\"%u\"]: id %u >= vocab_size %llu (map byte %u)",
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, e.at, "tokens[\"%u\"]: id %u >= vocab_size %llu (map byte %u)",
                     e.id, e.id, static_cast<unsigned long long>(vocab), e.at);
       if (m->has_fallback && e.id >= m->fb_start && e.id <= m->fb_end && e.len == 6) {
         const char *s = m->arena + e.off;
         int h = hexval(s[3]), l = hexval(s[4]);
         if (s[0] == '<' && s[1] == '0' && s[2] == 'x' && h >= 0 && l >= 0 && s[5] == '>' &&
             static_cast<uint32_t>(h * 16 + l) != e.id - m->fb_start)
-          return fail(err, EMBD_ERR_MAP_SCHEMA, e.at,
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, e.at,
                       "tokens[\"%u\"]: byte-fallback id %u is byte 0x%02X, not %.6s (map byte %u)",
                       e.id, e.id, e.id - m->fb_start, s, e.at);
       }
@@ -400,7 +358,7 @@ struct loader {
     for (size_t i = 1; i < nents; i++)
       if (ents[i].id == ents[i - 1].id) {
         uint32_t a = ents[i].at > ents[i - 1].at ? ents[i].at : ents[i - 1].at;
-        return fail(err, EMBD_ERR_MAP_SCHEMA, a, "tokens[\"%u\"]: id appears twice (map byte %u)",
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, a, "tokens[\"%u\"]: id appears twice (map byte %u)",
                     ents[i].id, a);
       }
     for (size_t i = 0; i < nspecs; i++) {
@@ -408,17 +366,17 @@ struct loader {
       const char *nm = m->arena + s.name_off;
       const char *more = s.name_len > 40 ? "..." : "";
       if (s.id >= vocab)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, s.at,
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, s.at,
                     "special_tokens[\"%.40s%s\"]: id %u >= vocab_size %llu (map byte %u)", nm, more,
                     s.id, static_cast<unsigned long long>(vocab), s.at);
       if (m->has_fallback && s.id >= m->fb_start && s.id <= m->fb_end)
-        return fail(err, EMBD_ERR_MAP_SCHEMA, s.at,
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, s.at,
                     "special_tokens[\"%.40s%s\"]: id %u lies in the byte-fallback range %u..%u "
                     "(map byte %u)",
                     nm, more, s.id, m->fb_start, m->fb_end, s.at);
       for (size_t j = 0; j < i; j++)
         if (specs[j].name_len == s.name_len && !memcmp(m->arena + specs[j].name_off, nm, s.name_len))
-          return fail(err, EMBD_ERR_MAP_SCHEMA, s.at,
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, s.at,
                       "special_tokens[\"%.40s%s\"]: name appears twice (map byte %u)", nm, more, s.at);
     }
     return EMBD_OK;
@@ -430,7 +388,7 @@ struct loader {
     m->toks = static_cast<embd_tokmap_tok *>(malloc((n ? n : 1) * sizeof(embd_tokmap_tok)));
     m->specials = static_cast<embd_tokmap_special_entry *>(
         malloc((nspecs ? nspecs : 1) * sizeof(embd_tokmap_special_entry)));
-    if (!m->toks || !m->specials) return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the map");
+    if (!m->toks || !m->specials) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the map");
     for (size_t i = 0; i < nents; i++)
       m->toks[i] = embd_tokmap_tok{ents[i].id, ents[i].off, ents[i].len, 0};
     m->ntoks = m->ntokens = nents;
@@ -466,7 +424,7 @@ struct loader {
       uint64_t top = static_cast<uint64_t>(m->toks[m->ntoks - 1].id) + 1;
       if (top <= 4 * static_cast<uint64_t>(m->ntoks) + 65536 && top <= SIZE_MAX / sizeof(uint32_t)) {
         m->dense = static_cast<uint32_t *>(calloc(static_cast<size_t>(top), sizeof(uint32_t)));
-        if (!m->dense) return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the id index");
+        if (!m->dense) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the id index");
         m->ndense = static_cast<size_t>(top);
         for (size_t i = 0; i < m->ntoks; i++) m->dense[m->toks[i].id] = static_cast<uint32_t>(i + 1);
       }
@@ -493,21 +451,21 @@ extern "C" embd_result embd_tokmap_load(const char *json, size_t len, const char
                                         embd_tokmap **out, embd_error *err) {
   if (out) *out = nullptr;
   if (!out || (!json && len))
-    return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL out, or NULL json with length %zu", len);
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL out, or NULL json with length %zu", len);
   char want[EMBD_TOKMAP_SHA256_SIZE];
   if (expected_hash && !parse_expected(expected_hash, want))
-    return fail(err, EMBD_ERR_INVALID_ARGUMENT, 0,
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0,
                 "expected_hash is not \"sha256:\" and 64 hex digits");
   if (len > UINT32_MAX - 64)
-    return fail(err, EMBD_ERR_MAP_SCHEMA, 0, "map of %zu bytes: above the 4 GiB limit", len);
+    return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0, "map of %zu bytes: above the 4 GiB limit", len);
   embd_tokmap *m = static_cast<embd_tokmap *>(calloc(1, sizeof(embd_tokmap)));
-  if (!m) return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the map");
+  if (!m) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the map");
   if (embd_result r = embd_tokmap_sha256(json, len, m->hash)) {
     embd_tokmap_free(m);
-    return fail(err, r, 0, "sha256 failed (libcrypto)");
+    return embd_fail(err, r, 0, "sha256 failed (libcrypto)");
   }
   if (expected_hash && memcmp(want, m->hash, EMBD_TOKMAP_SHA256_SIZE) != 0) {
-    embd_result r = fail(err, EMBD_ERR_MAP_HASH, 0, "expected %s, got %s", want, m->hash);
+    embd_result r = embd_fail(err, EMBD_ERR_MAP_HASH, 0, "expected %s, got %s", want, m->hash);
     embd_tokmap_free(m);
     return r;
   }
@@ -517,7 +475,7 @@ extern "C" embd_result embd_tokmap_load(const char *json, size_t len, const char
   if (!m->arena || !padded) {
     free(padded);
     embd_tokmap_free(m);
-    return fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for a %zu-byte map", len);
+    return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for a %zu-byte map", len);
   }
   m->arena[0] = 0;
   if (len) memcpy(padded, json, len);

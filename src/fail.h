@@ -1,0 +1,32 @@
+/* The library's error formatter (common.c), on its own so that the C++ sources
+ * (openai.cc, codec_json.cc, tokmap_json.cc) share it with the C ones. Not installed. */
+#ifndef EMBD_FAIL_H
+#define EMBD_FAIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "embd/common.h"
+
+#define EMBD_INTERNAL __attribute__((visibility("hidden")))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fills *err (when not NULL) with r, the byte offset and a formatted message; returns r. */
+EMBD_INTERNAL embd_result embd_fail(embd_error *err, embd_result r, size_t off, const char *fmt,
+                                    ...) __attribute__((format(printf, 4, 5)));
+/* The same for an error at byte `at` inside frame `frame` of a stream, which starts at
+ * byte `start`: the message reads "frame <frame> at byte <start>: <fmt...>" (the stream
+ * readers' shared shape); err->offset = at. */
+EMBD_INTERNAL embd_result embd_vfail_frame(embd_error *err, embd_result r, uint64_t at,
+                                           uint64_t frame, uint64_t start, const char *fmt,
+                                           va_list ap) __attribute__((format(printf, 6, 0)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
