@@ -901,6 +901,8 @@ static void test_ready(void **state) {
 }
 
 int main(void) {
+  int s = tu_isa_preflight("test_codec");
+  if (s) return s;
   g_rng.s = tu_seed();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_worked_example), cmocka_unit_test(test_every_type),

@@ -727,6 +727,8 @@ static void test_behaviour(void **state) {
 }
 
 int main(void) {
+  int s = tu_isa_preflight("test_codec_modes");
+  if (s) return s;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_msgpack_oracle), cmocka_unit_test(test_proto_oracle),
       cmocka_unit_test(test_bytes_per_token), cmocka_unit_test(test_small_chunkings),
