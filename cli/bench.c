@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "embd.h"
 
 /* ---- timing ---------------------------------------------------------------------------- */
@@ -490,9 +491,13 @@ static void json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* Through cli_out: a new file replaces FILE only when the whole chart is written. Returns
+ * an exit code (the error printed). */
 static int write_svg(const char *path, const kernel_row *k, int nk) {
-  FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-  if (!f) return -1;
+  cli_out o;
+  const int rc = cli_out_open(&o, path, 0);
+  if (rc) return rc;
+  FILE *f = o.f;
   double max = 0;
   for (int i = 0; i < nk; i++) max = k[i].gbps > max ? k[i].gbps : max;
   const int bar = 18, gap = 6, left = 260, width = 520, top = 40;
@@ -521,7 +526,7 @@ static int write_svg(const char *path, const kernel_row *k, int nk) {
             left + w + 6, y + 13, k[i].gbps);
   }
   fprintf(f, "</svg>\n");
-  return f == stdout ? 0 : fclose(f);
+  return cli_out_close(&o, 1);
 }
 
 static void usage(FILE *f) {
@@ -564,7 +569,7 @@ int embd_cli_bench(int argc, char **argv) {
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "embd bench: unexpected argument '%s'\n", argv[optind]);
+    fprintf(stderr, "embd bench: unexpected argument '%s'\n", cli_esc(argv[optind]));
     usage(stderr);
     return 2;
   }
@@ -645,9 +650,6 @@ int embd_cli_bench(int argc, char **argv) {
       printf("%-16s %-16s %-8s %10.2f %9.2fx\n", ker[i].kernel, ker[i].impl, ker[i].tier,
              ker[i].gbps, ker[i].gbps / ker[0].gbps);
   }
-  if (svg && write_svg(svg, ker, nker) != 0) {
-    fprintf(stderr, "embd bench: cannot write %s: %s\n", svg, strerror(errno));
-    return 3;
-  }
+  if (svg) return write_svg(svg, ker, nker);
   return 0;
 }

@@ -29,13 +29,33 @@ int cli_exit_for(embd_result r);
 
 /* Number parsing for options: whole string, range checked. 0 ok, -1 bad. */
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+/* A byte count: digits with an optional K, M or G suffix (binary: 1K = 1024), 1 or more.
+ * 0 ok, -1 bad. */
+int cli_parse_size(const char *s, uint64_t *out);
+
+/* ---- names in messages ------------------------------------------------------------------
+ * File names and other strings from the command line or the input are printed escaped, so
+ * that a newline or an escape sequence in a name can neither forge a message line nor drive
+ * the terminal: control characters, DEL, C1 controls, backslash and bytes that are not
+ * UTF-8 become \n \t \r \\ or \xNN; printable ASCII and valid UTF-8 pass. */
+/* Writes the escaped form of s[0..n) into dst (NUL-terminated, cut to cap - 1 bytes);
+ * returns the full escaped length (as snprintf). */
+size_t cli_escape(char *dst, size_t cap, const void *s, size_t n);
+/* The escaped form of the string s, in one of 4 static buffers used in turn: for a message
+ * being formatted now, not to keep. */
+const char *cli_esc(const char *s);
+
+/* Default of --max-record: the most bytes one JSON line or one JSON response may take. */
+#define CLI_DEFAULT_MAX_RECORD ((uint64_t)256 << 20)
 
 /* ---- input ---------------------------------------------------------------------------- */
 typedef struct cli_in {
   const char *name; /* as given; "-" is stdin (named "<stdin>" in messages) */
+  char *label;      /* the name escaped for messages (cli_in_label) */
   int fd;
   int regular;      /* a regular file: size is known */
   uint64_t size;
+  uint64_t dev, ino; /* identity of a regular file (cli_out_check_input) */
   uint64_t pos;     /* bytes handed out so far */
   uint8_t peek[4096]; /* bytes read ahead by cli_in_peek, handed out first */
   size_t peek_len, peek_pos;
@@ -50,28 +70,59 @@ void cli_in_close(cli_in *in);
 int cli_in_read(cli_in *in, void *dst, size_t n, size_t *got);
 /* Reads ahead up to n (<= 4096) bytes without consuming them; *p points at them. */
 int cli_in_peek(cli_in *in, size_t n, const uint8_t **p, size_t *got);
-/* Reads everything left, NUL-terminated (the NUL not counted in *len). */
-int cli_in_read_all(cli_in *in, char **data, size_t *len);
+/* Reads everything left, NUL-terminated (the NUL not counted in *len). More than max bytes
+ * is an input error (CLI_EDATA) naming opt, the option that raises the limit (NULL: none). */
+int cli_in_read_all(cli_in *in, char **data, size_t *len, uint64_t max, const char *opt);
+/* cli_in_read_all for a JSON object (an OpenAI response): judges the first byte that is not
+ * JSON white space (after an optional UTF-8 BOM) as soon as it arrives, and refuses what
+ * cannot start an object before reading on. The bound is --max-record. */
+int cli_in_read_json_object(cli_in *in, char **data, size_t *len, uint64_t max);
 
-/* ---- output --------------------------------------------------------------------------- */
+/* ---- output ---------------------------------------------------------------------------
+ * The command loses nothing it did not make:
+ *   -o FILE, a new or an existing regular file (also through a symlink: the link's target
+ *     is replaced, the link stays): the output goes to a new temporary file .NAME.XXXXXX
+ *     beside it, renamed over FILE only on success; on an error, SIGINT, SIGTERM or SIGHUP
+ *     the temporary file is removed and FILE is as it was. An existing file's mode is kept
+ *     (a new one gets 0666 less the umask); other hard links to it keep the old content.
+ *   -o a device, FIFO or other non-regular file: written in place, never truncated or
+ *     removed; what was written before an error stays written.
+ *   stdout: written in place; when it is a regular file, an error cuts it back to the
+ *     size it had (bytes past its end at the start are taken away again; bytes overwritten
+ *     inside it, possible only with `1<>FILE`, are not restored). To a pipe or a device,
+ *     what was written stays written. */
+typedef enum cli_out_kind { CLI_OUT_STDOUT, CLI_OUT_TEMP, CLI_OUT_DIRECT } cli_out_kind;
+
 typedef struct cli_out {
-  const char *name; /* "-" is stdout */
+  const char *name;   /* as given; "-" is stdout */
+  char *label;        /* the name escaped for messages (cli_out_label) */
   FILE *f;
-  int created;      /* a file we created: removed again on failure */
+  cli_out_kind kind;
+  char *final_path;   /* CLI_OUT_TEMP: the file renamed over on success */
+  char *temp_path;    /* CLI_OUT_TEMP: the temporary file */
   int failed;
-  int trunc_on_fail; /* a regular file we did not create: cut back to trunc_at on failure */
-  int64_t trunc_at;
+  int cut_on_fail;    /* stdout, a regular file: cut back to cut_at on failure */
+  int64_t cut_at;
 } cli_out;
 
 const char *cli_out_label(const cli_out *o);
-/* Opens path for writing ("-" or NULL: stdout). binary: refuse a terminal on stdout. */
+/* CLI_EUSAGE (printed) when output (a path, or NULL or "-": stdout) is the same regular file
+ * (device and inode) as the input `in`: writing would destroy the input. Call it before
+ * cli_out_open, for every input. Non-regular files (/dev/null in and out) pass. */
+int cli_out_check_input(const char *output, const cli_in *in);
+/* Opens path for writing ("-" or NULL: stdout), as described above. binary: refuse a
+ * terminal on stdout. */
 int cli_out_open(cli_out *o, const char *path, int binary);
 int cli_out_write(cli_out *o, const void *p, size_t n);
-/* Flushes and closes; ok = 0 removes a created file (or cuts a seekable stdout back to
- * where the sink began, see cli_sink_begin). Returns CLI_EIO on a write error. */
+/* Flushes and closes. ok != 0 and no write error: a temporary file is renamed into place.
+ * Otherwise the temporary file is removed, a regular stdout cut back; devices, FIFOs and
+ * pipes are left as they are. Returns CLI_EIO on a write or rename error (printed). */
 int cli_out_close(cli_out *o, int ok);
 /* A regular file, not in append mode (fseek then works for writes). */
 int cli_out_seekable(const cli_out *o);
+/* Flushes stdout; CLI_EIO with the errno text on a write error (CLI_OK otherwise). For the
+ * commands that print to stdout (help, cpu, inspect, verify, bench). */
+int cli_flush_stdout(void);
 
 /* ---- progress bar on stderr (only when stderr is a terminal, after one second) --------- */
 typedef struct cli_progress {

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "jsonl.h"
 #include "npy.h"
 
 #define CHUNK (1u << 20)
@@ -20,7 +21,7 @@ static uint32_t rd32le(const uint8_t *p) {
 static int parse_dims_opt(const char *s, const char *opt, uint32_t *out) {
   uint64_t v;
   if (cli_parse_u64(s, UINT32_MAX, &v) || v == 0)
-    return cli_usage("%s: '%s' is not a number in 1..4294967295", opt, s);
+    return cli_usage("%s: '%s' is not a number in 1..4294967295", opt, cli_esc(s));
   *out = (uint32_t)v;
   return 0;
 }
@@ -47,13 +48,17 @@ static const char encode_help[] =
     "  -z, --compress     zlib-compress each frame's payload (frame flag bit 0)\n"
     "  -l, --level N      zlib level 1..9 (default 6); implies --compress\n"
     "  -c, --payload-crc  add a CRC-32 trailer to each frame (frame flag bit 1)\n"
+    "      --max-record BYTES  the longest JSON line, and the largest --from openai\n"
+    "                     response, accepted (default 256M; K, M, G suffixes)\n"
     "  -h, --help         show this help\n"
     "\n"
     "JSON numbers are read as the nearest float32 (strtof); a number beyond the float32\n"
     "range, null, NaN or anything else is an error naming its line:column.\n"
     "\n"
-    "Memory stays bounded (one line or 1 MiB of input at a time) for inputs of any size,\n"
-    "except --from openai (one JSON document, read whole). The count comes first, so:\n"
+    "Memory stays bounded (one line, at most --max-record, or 1 MiB of input at a time)\n"
+    "for inputs of any size, except --from openai (one JSON document, read whole, at most\n"
+    "--max-record). A line that does not start with '[' fails at its first byte.\n"
+    "The count comes first, so:\n"
     "  JSON lines in a regular file are read twice: checked and counted, then encoded;\n"
     "    an error is reported before anything is written.\n"
     "  JSON lines or raw from a pipe go straight to a seekable output (-o FILE, stdout\n"
@@ -61,8 +66,13 @@ static const char encode_help[] =
     "    the vectors are first kept as float32 in an unlinked temporary file in $TMPDIR\n"
     "    (default /tmp; 4 bytes a value), in memory if none can be created.\n"
     "  npy and raw files know their count: read and written in 1 MiB pieces.\n"
-    "On an error nothing is left: an -o FILE is removed, a redirected stdout file is\n"
-    "cut back to where it stood.\n"
+    "Output: -o FILE is written to a temporary file .FILE.XXXXXX beside it and renamed\n"
+    "over FILE only when the whole batch is written: after an error or SIGINT, SIGTERM\n"
+    "or SIGHUP, FILE is as it was (only SIGKILL can leave the temporary file). A device\n"
+    "or FIFO as -o is written in place and never removed. A redirected stdout file is\n"
+    "cut back to the size it had; to a pipe, what was written before an error stays\n"
+    "written (JSON lines from a regular file are checked before anything is written).\n"
+    "The input as the output (-o or stdout, same file) is refused (exit 2).\n"
     "\n"
     "Examples:\n"
     "  embd encode vectors.jsonl -o vectors.embd\n"
@@ -77,188 +87,11 @@ static int ends_with(const char *s, const char *suffix) {
   return a >= b && !strcmp(s + a - b, suffix);
 }
 
-static const char *skip_ws(const char *q, const char *le) {
-  while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
-  return q;
-}
-
-/* Validates a JSON number at q (< le); returns its end or NULL. */
-static const char *json_number_end(const char *q, const char *le) {
-  if (q < le && *q == '-') q++;
-  if (q >= le) return NULL;
-  if (*q == '0') q++;
-  else if (*q >= '1' && *q <= '9') while (q < le && *q >= '0' && *q <= '9') q++;
-  else return NULL;
-  if (q < le && *q == '.') {
-    q++;
-    if (q >= le || *q < '0' || *q > '9') return NULL;
-    while (q < le && *q >= '0' && *q <= '9') q++;
-  }
-  if (q < le && (*q == 'e' || *q == 'E')) {
-    q++;
-    if (q < le && (*q == '+' || *q == '-')) q++;
-    if (q >= le || *q < '0' || *q > '9') return NULL;
-    while (q < le && *q >= '0' && *q <= '9') q++;
-  }
-  return q;
-}
-
-#define JERR(...)                                                              \
-  do {                                                                         \
-    char m_[160];                                                              \
-    snprintf(m_, sizeof m_, __VA_ARGS__);                                      \
-    cli_msg("%s:%lu:%lu: %s", label, line, (unsigned long)(q - ls + 1), m_);   \
-    return CLI_EDATA;                                                          \
-  } while (0)
-
-/* ---- JSON lines, streamed: one line in memory at a time ------------------------------------
+/* ---- JSON lines, streamed (jsonl.c): one line in memory at a time ------------------------
  * A regular file is read twice (the first pass counts and validates: an error is reported
  * before anything is written; the second encodes), anything else once: rows go straight to
  * a seekable output behind a placeholder count patched at the end, else to a spill file of
  * float32 values (see spill below) that is replayed behind the count. */
-
-/* Reads lines from `in` in CHUNK-sized reads; the buffer grows only for a longer line. */
-typedef struct line_rd {
-  cli_in *in;
-  char *buf; /* cap + 1 bytes: buf[end] is NUL (strtof stops there on a last line) */
-  size_t cap, beg, end, scan;
-  int eof;
-} line_rd;
-
-static int lr_init(line_rd *r, cli_in *in) {
-  memset(r, 0, sizeof *r);
-  r->in = in;
-  r->cap = CHUNK;
-  r->buf = malloc(r->cap + 1);
-  if (!r->buf) {
-    cli_msg("out of memory");
-    return CLI_EINTERNAL;
-  }
-  r->buf[0] = 0;
-  return CLI_OK;
-}
-
-/* 1: a line [*ls, *le) (without its '\n'), valid until the next call; 0: the end; -1: an
- * error (printed), its exit code in *rc. */
-static int lr_next(line_rd *r, const char **ls, const char **le, int *rc) {
-  for (;;) {
-    const char *nl = memchr(r->buf + r->scan, '\n', r->end - r->scan);
-    if (nl) {
-      *ls = r->buf + r->beg;
-      *le = nl;
-      r->beg = r->scan = (size_t)(nl - r->buf) + 1;
-      return 1;
-    }
-    r->scan = r->end;
-    if (r->eof) {
-      if (r->beg == r->end) return 0;
-      *ls = r->buf + r->beg;
-      *le = r->buf + r->end;
-      r->beg = r->scan = r->end;
-      return 1;
-    }
-    if (r->beg) {
-      memmove(r->buf, r->buf + r->beg, r->end - r->beg);
-      r->end -= r->beg;
-      r->scan -= r->beg;
-      r->beg = 0;
-    }
-    if (r->end == r->cap) {
-      char *nb = r->cap < SIZE_MAX / 4 ? realloc(r->buf, r->cap * 2 + 1) : NULL;
-      if (!nb) {
-        cli_msg("%s: out of memory (a line longer than %zu bytes)", cli_in_label(r->in), r->cap);
-        *rc = CLI_EINTERNAL;
-        return -1;
-      }
-      r->buf = nb;
-      r->cap *= 2;
-    }
-    size_t got;
-    if ((*rc = cli_in_read(r->in, r->buf + r->end, r->cap - r->end, &got))) return -1;
-    if (got < r->cap - r->end) r->eof = 1; /* reads come short only at the end */
-    r->end += got;
-    r->buf[r->end] = 0;
-  }
-}
-
-/* The float32 value of a valid JSON number [q, ne) cannot be infinite, nor can strtof read
- * past ne: no exponent, at most 38 integer digits (< 1e38 < FLT_MAX), and ne ends the
- * number for strtof too. The validating pass then skips strtof. */
-static int number_is_plain(const char *q, const char *ne, const char *le) {
-  if (ne < le && *ne != ',' && *ne != ']' && *ne != ' ' && *ne != '\t' && *ne != '\r') return 0;
-  if (*q == '-') q++;
-  const char *d = q;
-  while (d < ne && *d >= '0' && *d <= '9') d++;
-  if (d - q > 38) return 0;
-  for (; d < ne; d++)
-    if (*d == 'e' || *d == 'E') return 0;
-  return 1;
-}
-
-/* One line [ls, le) of JSON lines: *k = its number of values (UINT64_MAX: a blank line).
- * v (growable, *vcap floats) NULL: validate only; else the values are stored there.
- * Errors are printed with line:column. */
-static int jl_line(const char *label, unsigned long line, const char *ls, const char *le,
-                   float **v, size_t *vcap, uint64_t *k_out) {
-  const char *q = skip_ws(ls, le);
-  *k_out = UINT64_MAX;
-  if (q >= le) return CLI_OK;
-  if (*q != '[') JERR("expected '[' (each line holds one JSON array of numbers)");
-  q = skip_ws(q + 1, le);
-  uint64_t k = 0;
-  if (q < le && *q == ']') {
-    q++;
-  } else {
-    for (;;) {
-      q = skip_ws(q, le);
-      const char *ne = json_number_end(q, le);
-      if (!ne) {
-        if (q >= le) JERR("unexpected end of line inside the array");
-        if (le - q >= 4 && !memcmp(q, "null", 4)) JERR("null is not a number");
-        JERR("expected a number, found '%c'", *q);
-      }
-      if (v || !number_is_plain(q, ne, le)) {
-        char *e;
-        errno = 0;
-        const float f = strtof(q, &e);
-        if (e != ne) JERR("malformed number");
-        if (isinf(f)) JERR("%.*s is beyond the float32 range", (int)(ne - q > 40 ? 40 : ne - q), q);
-        if (v) {
-          if (k == *vcap) {
-            const size_t nc = *vcap ? *vcap * 2 : 1024;
-            float *nv = nc < SIZE_MAX / 8 ? realloc(*v, nc * sizeof **v) : NULL;
-            if (!nv) {
-              cli_msg("%s: out of memory", label);
-              return CLI_EINTERNAL;
-            }
-            *v = nv;
-            *vcap = nc;
-          }
-          (*v)[k] = f;
-        }
-      }
-      k++;
-      q = skip_ws(ne, le);
-      if (q < le && *q == ',') {
-        q++;
-        continue;
-      }
-      if (q < le && *q == ']') {
-        q++;
-        break;
-      }
-      JERR(q < le ? "expected ',' or ']'" : "unexpected end of line inside the array");
-    }
-  }
-  q = skip_ws(q, le);
-  if (q < le) JERR("unexpected text after the array");
-  if (k > UINT32_MAX) JERR("more than 4294967295 values");
-  *k_out = k;
-  return CLI_OK;
-}
-
-/* Where the rows of a pass go: an exit code (printed) or CLI_OK. */
-typedef int (*row_fn)(void *ctx, const float *v, uint32_t dims, uint64_t index);
 
 static int row_to_sink(void *ctx, const float *v, uint32_t dims, uint64_t index) {
   char what[64];
@@ -266,53 +99,13 @@ static int row_to_sink(void *ctx, const float *v, uint32_t dims, uint64_t index)
   return cli_sink_row(ctx, v, dims, what);
 }
 
-/* One pass over JSON lines. emit NULL: validate and count only. */
-static int jl_pass(cli_in *in, const char *label, uint32_t want_dims, row_fn emit, void *ctx,
-                   uint64_t *rows_out, uint32_t *dims_out) {
-  line_rd r;
-  int rc = lr_init(&r, in);
-  if (rc) return rc;
-  float *v = NULL;
-  size_t vcap = 0;
-  unsigned long line = 1, first_line = 0;
-  uint32_t dims = 0;
-  uint64_t rows = 0;
-  const char *ls, *le;
-  cli_progress pr;
-  cli_progress_start(&pr, emit && in->regular ? in->size : 0);
-  int n;
-  while ((n = lr_next(&r, &ls, &le, &rc)) == 1) {
-    uint64_t k;
-    if ((rc = jl_line(label, line, ls, le, emit ? &v : NULL, &vcap, &k))) break;
-    if (k != UINT64_MAX) {
-      const char *q = ls;
-      if (!rows) {
-        dims = (uint32_t)k;
-        first_line = line;
-        if (want_dims && dims != want_dims) {
-          cli_msg("%s:%lu:%lu: %lu values, --dims is %lu", label, line, (unsigned long)(q - ls + 1),
-                  (unsigned long)dims, (unsigned long)want_dims);
-          rc = CLI_EDATA;
-          break;
-        }
-      } else if (k != dims) {
-        cli_msg("%s:%lu:%lu: %llu values, line %lu had %lu (every vector needs the same dims)",
-                label, line, (unsigned long)(q - ls + 1), (unsigned long long)k, first_line,
-                (unsigned long)dims);
-        rc = CLI_EDATA;
-        break;
-      }
-      if (emit && (rc = emit(ctx, v, dims, rows))) break;
-      rows++;
-      if (!(rows & 4095)) cli_progress_update(&pr, in->pos);
-    }
-    line++;
-  }
-  cli_progress_end(&pr);
-  free(v);
-  free(r.buf);
-  *rows_out = rows;
-  *dims_out = dims;
+/* jsonl_pass, its data errors printed as NAME:LINE:COL: MSG (suffix appended). */
+static int jl_pass(cli_in *in, const char *label, uint32_t want_dims, uint64_t max_record,
+                   jsonl_row_fn emit, void *ctx, uint64_t *rows, uint32_t *dims,
+                   const char *suffix) {
+  jsonl_error e;
+  const int rc = jsonl_pass(in, want_dims, max_record, emit, ctx, rows, dims, &e);
+  if (rc && e.msg[0]) cli_msg("%s:%lu:%lu: %s%s", label, e.line, e.col, e.msg, suffix);
   return rc;
 }
 
@@ -447,8 +240,29 @@ static int in_rewind(cli_in *in, off_t start) {
   return 0;
 }
 
-static int encode_jsonl(cli_in *in, const char *label, uint32_t want_dims, cli_out *out,
-                        cli_sink *sink, const embd_frame_encode_options *enc) {
+/* The second pass over a regular file must meet what the first counted: more rows mean
+ * the file grew or changed in between (an input error, not an internal one). */
+typedef struct counted_sink {
+  cli_sink *sink;
+  const char *label;
+  uint64_t count;
+} counted_sink;
+
+static const char changed_msg[] = "%s: the file changed while being read: %llu vectors counted "
+                                  "in the first pass, %s%llu in the second";
+
+static int row_to_counted(void *ctx, const float *v, uint32_t dims, uint64_t index) {
+  counted_sink *c = ctx;
+  if (index >= c->count) {
+    cli_msg(changed_msg, c->label, (unsigned long long)c->count, "more than ",
+            (unsigned long long)c->count);
+    return CLI_EDATA;
+  }
+  return row_to_sink(c->sink, v, dims, index);
+}
+
+static int encode_jsonl(cli_in *in, const char *label, uint32_t want_dims, uint64_t max_record,
+                        cli_out *out, cli_sink *sink, const embd_frame_encode_options *enc) {
   uint64_t rows;
   uint32_t dims;
   int rc;
@@ -458,22 +272,29 @@ static int encode_jsonl(cli_in *in, const char *label, uint32_t want_dims, cli_o
     if (at >= peeked) start = at - peeked;
   }
   if (start >= 0) { /* two passes: validate and count, then encode */
-    if ((rc = jl_pass(in, label, want_dims, NULL, NULL, &rows, &dims))) return rc;
+    if ((rc = jl_pass(in, label, want_dims, max_record, NULL, NULL, &rows, &dims, ""))) return rc;
     if (in_rewind(in, start)) {
       cli_msg("%s: cannot seek back to the start: %s", label, strerror(errno));
       return CLI_EIO;
     }
     if ((rc = cli_sink_begin(sink, CLI_FMT_EMBD, out, rows, enc))) return rc;
     uint64_t again;
-    return jl_pass(in, label, want_dims, row_to_sink, sink, &again, &dims);
+    counted_sink cs = {sink, label, rows};
+    rc = jl_pass(in, label, want_dims, max_record, row_to_counted, &cs, &again, &dims,
+                 " (the first pass found it valid: the file changed while being read)");
+    if (!rc && again != rows) {
+      cli_msg(changed_msg, label, (unsigned long long)rows, "", (unsigned long long)again);
+      rc = CLI_EDATA;
+    }
+    return rc;
   }
   if (cli_out_seekable(out)) { /* one pass, the count patched at the end */
     if ((rc = cli_sink_begin(sink, CLI_FMT_EMBD, out, UINT64_MAX, enc))) return rc;
-    return jl_pass(in, label, want_dims, row_to_sink, sink, &rows, &dims);
+    return jl_pass(in, label, want_dims, max_record, row_to_sink, sink, &rows, &dims, "");
   }
   spill s;
   spill_open(&s);
-  rc = jl_pass(in, label, want_dims, spill_row, &s, &rows, &dims);
+  rc = jl_pass(in, label, want_dims, max_record, spill_row, &s, &rows, &dims, "");
   if (!rc) rc = spill_replay(&s, sink, out, rows, dims, enc);
   spill_close(&s);
   return rc;
@@ -594,9 +415,11 @@ int cmd_encode(int argc, char **argv) {
                                        {"compress", no_argument, 0, 'z'},
                                        {"level", required_argument, 0, 'l'},
                                        {"payload-crc", no_argument, 0, 'c'},
+                                       {"max-record", required_argument, 0, 'R'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *output = NULL;
+  uint64_t max_record = CLI_DEFAULT_MAX_RECORD;
   in_fmt from = IN_AUTO;
   uint32_t want_dims = 0;
   embd_frame_encode_options enc = {0, 0};
@@ -609,7 +432,7 @@ int cmd_encode(int argc, char **argv) {
         else if (!strcmp(optarg, "openai")) from = IN_OPENAI;
         else if (!strcmp(optarg, "npy")) from = IN_NPY;
         else if (!strcmp(optarg, "raw")) from = IN_RAW;
-        else return cli_usage("--from: '%s' is not one of jsonl, openai, npy, raw", optarg);
+        else return cli_usage("--from: '%s' is not one of jsonl, openai, npy, raw", cli_esc(optarg));
         break;
       case 'd':
         if (parse_dims_opt(optarg, "--dims", &want_dims)) return CLI_EUSAGE;
@@ -617,12 +440,17 @@ int cmd_encode(int argc, char **argv) {
       case 'z': enc.flags |= EMBD_FRAME_ZLIB; break;
       case 'l': {
         uint64_t l;
-        if (cli_parse_u64(optarg, 9, &l) || l < 1) return cli_usage("--level: '%s' is not 1..9", optarg);
+        if (cli_parse_u64(optarg, 9, &l) || l < 1) return cli_usage("--level: '%s' is not 1..9", cli_esc(optarg));
         enc.level = (int)l;
         enc.flags |= EMBD_FRAME_ZLIB;
         break;
       }
       case 'c': enc.flags |= EMBD_FRAME_PAYLOAD_CRC; break;
+      case 'R':
+        if (cli_parse_size(optarg, &max_record))
+          return cli_usage("--max-record: '%s' is not a byte count (N, NK, NM or NG; N >= 1)",
+                           cli_esc(optarg));
+        break;
       case 'h': fputs(encode_help, stdout); return CLI_OK;
       default: return cli_usage("unknown or incomplete option");
     }
@@ -639,6 +467,7 @@ int cmd_encode(int argc, char **argv) {
   cli_in in;
   int rc = cli_in_open(&in, path);
   if (rc) return rc;
+  if ((rc = cli_out_check_input(output, &in))) goto close_in;
   const char *label = cli_in_label(&in);
   if (from == IN_AUTO) {
     const uint8_t *p;
@@ -667,12 +496,12 @@ int cmd_encode(int argc, char **argv) {
   embd_openai_init(&oa);
 
   if (from == IN_JSONL) {
-    if ((rc = encode_jsonl(&in, label, want_dims, &out, &sink, &enc))) goto done;
+    if ((rc = encode_jsonl(&in, label, want_dims, max_record, &out, &sink, &enc))) goto done;
   } else if (from == IN_RAW && !in.regular) {
     if ((rc = encode_raw_pipe(&in, label, want_dims, &out, &sink, &enc))) goto done;
   } else if (from == IN_OPENAI) { /* a JSON document: read whole */
     size_t len;
-    if ((rc = cli_in_read_all(&in, &data, &len))) goto done;
+    if ((rc = cli_in_read_json_object(&in, &data, &len, max_record))) goto done;
     embd_error err;
     const embd_openai_options oo = {0, 0, 0};
     const embd_result r = embd_openai_decode(&oa, data, len, &oo, &err);
@@ -720,7 +549,7 @@ int cmd_encode(int argc, char **argv) {
     }
     if (pr < 0) {
       cli_msg("%s: %s", label, err);
-      rc = got == 0 ? CLI_EDATA : CLI_EDATA;
+      rc = CLI_EDATA;
       goto done;
     }
     {
@@ -908,6 +737,11 @@ static const char decode_help[] =
     "  -m, --max-dims N   reject frames above N dims (default 1048576); bounds memory\n"
     "  -h, --help         show this help\n"
     "\n"
+    "Output as for embd encode: -o FILE is replaced only on success (a temporary file\n"
+    "renamed into place; FILE as it was after an error or an interrupt), a device or FIFO\n"
+    "is written in place, a redirected stdout file is cut back on an error, a pipe keeps\n"
+    "what it got. The input as the output is refused (exit 2).\n"
+    "\n"
     "Examples:\n"
     "  embd decode vectors.embd > vectors.jsonl\n"
     "  embd decode --to npy -o vectors.npy vectors.embd\n"
@@ -931,7 +765,7 @@ int cmd_decode(int argc, char **argv) {
       case 'o': output = optarg; break;
       case 't':
         if (cli_parse_fmt(optarg, &to) || to == CLI_FMT_EMBD)
-          return cli_usage("--to: '%s' is not one of jsonl, npy, raw", optarg);
+          return cli_usage("--to: '%s' is not one of jsonl, npy, raw", cli_esc(optarg));
         break;
       case 's': stream = 1; break;
       case 'd':
@@ -949,6 +783,7 @@ int cmd_decode(int argc, char **argv) {
   cli_in in;
   int rc = cli_in_open(&in, optind < argc ? argv[optind] : "-");
   if (rc) return rc;
+  if ((rc = cli_out_check_input(output, &in))) goto close_in;
   uint64_t count = UINT64_MAX;
   if (!stream) {
     const uint8_t *p;

@@ -24,6 +24,8 @@ static const char openai_help[] =
     "  -c, --payload-crc  --to embd: a CRC-32 trailer on each frame\n"
     "  -d, --dims N       the vectors must have N dims\n"
     "  -v, --verbose      print model, count, dims and token usage on stderr\n"
+    "      --max-record BYTES  the largest response accepted (default 256M; K, M, G\n"
+    "                     suffixes): a body is read whole, this bounds the memory\n"
     "  -h, --help         show this help\n"
     "\n"
     "Examples:\n"
@@ -39,23 +41,24 @@ int cmd_openai(int argc, char **argv) {
                                        {"payload-crc", no_argument, 0, 'c'},
                                        {"dims", required_argument, 0, 'd'},
                                        {"verbose", no_argument, 0, 'v'},
+                                       {"max-record", required_argument, 0, 'R'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *output = NULL;
   cli_fmt to = CLI_FMT_JSONL;
   embd_frame_encode_options enc = {0, 0};
-  uint64_t want_dims = 0;
+  uint64_t want_dims = 0, max_record = CLI_DEFAULT_MAX_RECORD;
   int verbose = 0, c;
   while ((c = getopt_long(argc, argv, "o:t:zl:cd:vh", opts, NULL)) != -1) {
     switch (c) {
       case 'o': output = optarg; break;
       case 't':
-        if (cli_parse_fmt(optarg, &to)) return cli_usage("--to: '%s' is not one of jsonl, npy, raw, embd", optarg);
+        if (cli_parse_fmt(optarg, &to)) return cli_usage("--to: '%s' is not one of jsonl, npy, raw, embd", cli_esc(optarg));
         break;
       case 'z': enc.flags |= EMBD_FRAME_ZLIB; break;
       case 'l': {
         uint64_t l;
-        if (cli_parse_u64(optarg, 9, &l) || l < 1) return cli_usage("--level: '%s' is not 1..9", optarg);
+        if (cli_parse_u64(optarg, 9, &l) || l < 1) return cli_usage("--level: '%s' is not 1..9", cli_esc(optarg));
         enc.level = (int)l;
         enc.flags |= EMBD_FRAME_ZLIB;
         break;
@@ -63,9 +66,14 @@ int cmd_openai(int argc, char **argv) {
       case 'c': enc.flags |= EMBD_FRAME_PAYLOAD_CRC; break;
       case 'd':
         if (cli_parse_u64(optarg, UINT32_MAX, &want_dims) || !want_dims)
-          return cli_usage("--dims: '%s' is not a number in 1..4294967295", optarg);
+          return cli_usage("--dims: '%s' is not a number in 1..4294967295", cli_esc(optarg));
         break;
       case 'v': verbose = 1; break;
+      case 'R':
+        if (cli_parse_size(optarg, &max_record))
+          return cli_usage("--max-record: '%s' is not a byte count (N, NK, NM or NG; N >= 1)",
+                           cli_esc(optarg));
+        break;
       case 'h': fputs(openai_help, stdout); return CLI_OK;
       default: return cli_usage("unknown or incomplete option");
     }
@@ -83,7 +91,8 @@ int cmd_openai(int argc, char **argv) {
     if ((rc = cli_in_open(&in, files[i]))) break;
     char *data = NULL;
     size_t len;
-    if (!(rc = cli_in_read_all(&in, &data, &len))) {
+    if (!(rc = cli_out_check_input(output, &in)) &&
+        !(rc = cli_in_read_json_object(&in, &data, &len, max_record))) {
       embd_error err;
       const embd_openai_options oo = {0, 0, 0};
       const embd_result r = embd_openai_append(&e, data, len, &oo, &err);
@@ -109,7 +118,7 @@ int cmd_openai(int argc, char **argv) {
     return rc;
   }
   if (verbose) {
-    cli_msg("model \"%s\"%s, %zu vectors of %zu dims", e.model, e.model_truncated ? " (cut)" : "",
+    cli_msg("model \"%s\"%s, %zu vectors of %zu dims", cli_esc(e.model), e.model_truncated ? " (cut)" : "",
             e.count, e.dims);
     if (e.has_usage)
       cli_msg("usage: prompt_tokens %llu, total_tokens %llu", (unsigned long long)e.prompt_tokens,

@@ -117,14 +117,15 @@ static int load_map(const char *path, const char *hash, embd_tokmap **map) {
   if (rc) return rc;
   char *json;
   size_t len;
-  rc = cli_in_read_all(&in, &json, &len);
+  /* a map is one JSON document, read whole: the bound only stops /dev/zero */
+  rc = cli_in_read_all(&in, &json, &len, (uint64_t)1 << 31, NULL);
   cli_in_close(&in);
   if (rc) return rc;
   embd_error err;
   embd_result r = embd_tokmap_load(json, len, hash, map, &err);
   free(json);
   if (r != EMBD_OK) {
-    cli_msg("%s: %s", path, err.message);
+    cli_msg("%s: %s", cli_esc(path), err.message);
     return r == EMBD_ERR_INVALID_ARGUMENT ? CLI_EUSAGE : cli_exit_for(r);
   }
   return CLI_OK;
@@ -150,14 +151,14 @@ int cmd_tokens(int argc, char **argv) {
         if (!strcmp(optarg, "session")) mode = MODE_SESSION;
         else if (!strcmp(optarg, "msgpack")) mode = MODE_MSGPACK;
         else if (!strcmp(optarg, "protobuf")) mode = MODE_PROTOBUF;
-        else return cli_usage("unknown mode '%s' (session, msgpack or protobuf)", optarg);
+        else return cli_usage("unknown mode '%s' (session, msgpack or protobuf)", cli_esc(optarg));
         break;
       case 'M': map_path = optarg; break;
       case 'H': hash = optarg; break;
       case 'S': skip_special = 1; break;
       case 'F':
         if (cli_parse_u64(optarg, UINT32_MAX, &max_frame) || !max_frame)
-          return cli_usage("--max-frame: '%s' is not a size from 1 to 4294967295", optarg);
+          return cli_usage("--max-frame: '%s' is not a size from 1 to 4294967295", cli_esc(optarg));
         break;
       case 'o': out_path = optarg; break;
       case 'h': usage(stdout); return CLI_OK;
@@ -187,6 +188,7 @@ int cmd_tokens(int argc, char **argv) {
   }
   cli_in in;
   if ((rc = cli_in_open(&in, path)) != CLI_OK) goto done_map;
+  if ((rc = cli_out_check_input(out_path, &in)) != CLI_OK) goto done_in;
   if ((rc = cli_out_open(&c.out, out_path, 0)) != CLI_OK) goto done_in;
   if (mode == MODE_AUTO) {
     const uint8_t *p;

@@ -74,45 +74,44 @@ int main(int argc, char **argv) {
   const char *a = argv[1];
   if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
     usage(stdout);
-    return fflush(stdout) ? CLI_EIO : CLI_OK;
+    return cli_flush_stdout();
   }
   if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
     printf("embd %s (library %s)\n", EMBD_VERSION_STRING, embd_version());
-    return fflush(stdout) ? CLI_EIO : CLI_OK;
+    return cli_flush_stdout();
   }
   /* An invalid EMBD_ISA makes the library abort at the first kernel call: say so here. */
   const char *isa = getenv("EMBD_ISA");
   if (isa && *isa) {
     const embd_result r = embd_isa_check(isa);
     if (r) {
-      fprintf(stderr, "embd: EMBD_ISA=%s: %s\n", isa, embd_strerror(r));
+      fprintf(stderr, "embd: EMBD_ISA=%s: %s\n", cli_esc(isa), embd_strerror(r));
       return CLI_EUSAGE;
     }
   }
   if (!strcmp(a, "help")) {
     if (argc < 3) {
       usage(stdout);
-      return CLI_OK;
+      return cli_flush_stdout();
     }
     const cli_command *c = find(argv[2]);
     if (!c) {
-      fprintf(stderr, "embd: unknown command '%s'\nTry 'embd --help'.\n", argv[2]);
+      fprintf(stderr, "embd: unknown command '%s'\nTry 'embd --help'.\n", cli_esc(argv[2]));
       return CLI_EUSAGE;
     }
     char *hargv[] = {(char *)c->name, "--help", NULL};
     cli_cmd = c->name;
-    return c->run(2, hargv);
+    const int rc = c->run(2, hargv);
+    return rc ? rc : cli_flush_stdout();
   }
   const cli_command *c = find(a);
   if (!c) {
-    fprintf(stderr, "embd: unknown command '%s'\nTry 'embd --help'.\n", a);
+    fprintf(stderr, "embd: unknown command '%s'\nTry 'embd --help'.\n", cli_esc(a));
     return CLI_EUSAGE;
   }
   cli_cmd = c->name;
   const int rc = c->run(argc - 1, argv + 1);
-  if (fflush(stdout) && rc == CLI_OK) {
-    cli_msg("<stdout>: write error");
-    return CLI_EIO;
-  }
-  return rc;
+  /* whatever the command printed: a full disk or a closed pipe is an error with its reason
+   * (a command that failed has said why already) */
+  return rc ? rc : cli_flush_stdout();
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h" /* cli_escape */
 #include "embd/bswap.h"
 
 static const uint8_t npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
@@ -33,16 +34,65 @@ static int fail(char *err, size_t cap, const char *msg) {
   return -1;
 }
 
-/* Finds 'key' in the dict text and returns a pointer after its ':' (and spaces). */
-static const char *find_key(const char *d, const char *key) {
-  const char *p = strstr(d, key);
-  if (!p) return NULL;
-  p += strlen(key);
-  while (*p == ' ') p++;
-  if (*p != ':') return NULL;
-  p++;
-  while (*p == ' ') p++;
-  return p;
+/* ---- the header dict: a Python literal, as numpy writes it and reads it back with
+ * ast.literal_eval: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } padded with
+ * spaces to a '\n'. Parsed as a grammar over [p, e): every read is bounded by e, so a
+ * header cut anywhere (or holding a NUL) cannot send a scan past the buffer. numpy accepts
+ * exactly these three keys; a key given twice is rejected here (Python would keep the
+ * last one, silently), as are other keys and anything else numpy's literal_eval would
+ * refuse. */
+typedef struct hdr {
+  const char *p, *e;
+  char *err;
+  size_t cap;
+} hdr;
+
+static void ws(hdr *h) {
+  while (h->p < h->e && (*h->p == ' ' || *h->p == '\t' || *h->p == '\n' || *h->p == '\r')) h->p++;
+}
+
+static int eat(hdr *h, char c) {
+  ws(h);
+  if (h->p < h->e && *h->p == c) {
+    h->p++;
+    return 1;
+  }
+  return 0;
+}
+
+/* A quoted string without escapes ('...' or "..."): [*s, *s + *n). 0: not one. */
+static int str(hdr *h, const char **s, size_t *n) {
+  ws(h);
+  if (h->p >= h->e || (*h->p != '\'' && *h->p != '"')) return 0;
+  const char q = *h->p;
+  const char *b = h->p + 1, *c = b;
+  while (c < h->e && *c != q && *c != '\\' && *c != '\n') c++;
+  if (c >= h->e || *c != q) return 0;
+  *s = b;
+  *n = (size_t)(c - b);
+  h->p = c + 1;
+  return 1;
+}
+
+static int is(const char *s, size_t n, const char *lit) {
+  return n == strlen(lit) && !memcmp(s, lit, n);
+}
+
+/* A non-negative decimal integer as Python writes one (no sign, no leading zeros). */
+static int uint_lit(hdr *h, uint64_t *v) {
+  ws(h);
+  const char *c = h->p;
+  if (c >= h->e || *c < '0' || *c > '9') return 0;
+  if (*c == '0' && c + 1 < h->e && c[1] >= '0' && c[1] <= '9') return 0;
+  uint64_t x = 0;
+  for (; c < h->e && *c >= '0' && *c <= '9'; c++) {
+    const unsigned d = (unsigned)(*c - '0');
+    if (x > (UINT64_MAX - d) / 10) return 0;
+    x = x * 10 + d;
+  }
+  *v = x;
+  h->p = c;
+  return 1;
 }
 
 int npy_header_parse(const uint8_t *buf, size_t len, npy_info *info, size_t *need, char *err,
@@ -76,90 +126,87 @@ int npy_header_parse(const uint8_t *buf, size_t len, npy_info *info, size_t *nee
     *need = pre + hlen;
     return 1;
   }
-  char *d = malloc(hlen + 1);
-  if (!d) return fail(err, errcap, "out of memory");
-  memcpy(d, buf + pre, hlen);
-  d[hlen] = 0;
-  int rc = -1;
-  const char *p = find_key(d, "'descr'");
-  if (!p) {
-    fail(err, errcap, "header has no 'descr'");
-    goto out;
-  }
-  if (!strncmp(p, "'<f4'", 5)) info->dtype = NPY_F4LE, info->elsize = 4;
-  else if (!strncmp(p, "'>f4'", 5)) info->dtype = NPY_F4BE, info->elsize = 4;
-  else if (!strncmp(p, "'<f8'", 5)) info->dtype = NPY_F8LE, info->elsize = 8;
-  else if (!strncmp(p, "'>f8'", 5)) info->dtype = NPY_F8BE, info->elsize = 8;
-  else {
-    char m[96];
-    const char *q = strchr(p + 1, '\'');
-    snprintf(m, sizeof m, "dtype %.*s not supported (want '<f4', '>f4', '<f8' or '>f8')",
-             q ? (int)(q - p + 1) : 8, p);
-    fail(err, errcap, m);
-    goto out;
-  }
-  p = find_key(d, "'fortran_order'");
-  if (!p) {
-    fail(err, errcap, "header has no 'fortran_order'");
-    goto out;
-  }
-  const int fortran = !strncmp(p, "True", 4);
-  if (!fortran && strncmp(p, "False", 5)) {
-    fail(err, errcap, "bad 'fortran_order'");
-    goto out;
-  }
-  p = find_key(d, "'shape'");
-  if (!p || *p != '(') {
-    fail(err, errcap, "header has no 'shape' tuple");
-    goto out;
-  }
-  p++;
-  uint64_t dim[3];
-  int nd = 0;
-  for (;;) {
-    while (*p == ' ') p++;
-    if (*p == ')') break;
-    if (*p < '0' || *p > '9') {
-      fail(err, errcap, "bad 'shape' tuple");
-      goto out;
+  hdr h = {(const char *)buf + pre, (const char *)buf + pre + hlen, err, errcap};
+  int have_descr = 0, have_fortran = 0, have_shape = 0, fortran = 0, nd = 0;
+  uint64_t dim[2] = {0, 0};
+  npy_dtype dtype = NPY_F4LE;
+  size_t elsize = 4;
+  if (!eat(&h, '{')) return fail(err, errcap, "header is not a dict ('{' expected)");
+  while (!eat(&h, '}')) {
+    const char *k;
+    size_t kn;
+    if (!str(&h, &k, &kn)) return fail(err, errcap, "header dict: a quoted key or '}' expected");
+    if (!eat(&h, ':')) return fail(err, errcap, "header dict: ':' expected after a key");
+    if (is(k, kn, "descr")) {
+      if (have_descr++) return fail(err, errcap, "header has 'descr' twice");
+      const char *v;
+      size_t vn;
+      if (!str(&h, &v, &vn)) return fail(err, errcap, "'descr' is not a quoted string");
+      if (is(v, vn, "<f4")) dtype = NPY_F4LE, elsize = 4;
+      else if (is(v, vn, ">f4")) dtype = NPY_F4BE, elsize = 4;
+      else if (is(v, vn, "<f8")) dtype = NPY_F8LE, elsize = 8;
+      else if (is(v, vn, ">f8")) dtype = NPY_F8BE, elsize = 8;
+      else {
+        char shown[40], m[112];
+        const size_t full = cli_escape(shown, sizeof shown, v, vn);
+        snprintf(m, sizeof m, "dtype '%s%s' not supported (want '<f4', '>f4', '<f8' or '>f8')",
+                 shown, full >= sizeof shown ? "..." : "");
+        return fail(err, errcap, m);
+      }
+    } else if (is(k, kn, "fortran_order")) {
+      if (have_fortran++) return fail(err, errcap, "header has 'fortran_order' twice");
+      ws(&h);
+      const size_t left = (size_t)(h.e - h.p);
+      if (left >= 4 && !memcmp(h.p, "True", 4)) fortran = 1, h.p += 4;
+      else if (left >= 5 && !memcmp(h.p, "False", 5)) fortran = 0, h.p += 5;
+      else return fail(err, errcap, "bad 'fortran_order' (True or False)");
+    } else if (is(k, kn, "shape")) {
+      if (have_shape++) return fail(err, errcap, "header has 'shape' twice");
+      if (!eat(&h, '(')) return fail(err, errcap, "header has no 'shape' tuple");
+      int commas = 0;
+      nd = 0;
+      while (!eat(&h, ')')) {
+        uint64_t v;
+        if (!uint_lit(&h, &v)) return fail(err, errcap, "bad 'shape' tuple");
+        if (nd == 2) return fail(err, errcap, "shape has more than 2 dimensions (want (count, dims) or (dims,))");
+        dim[nd++] = v;
+        if (eat(&h, ',')) commas++;
+        else if (!eat(&h, ')')) return fail(err, errcap, "bad 'shape' tuple");
+        else break;
+      }
+      /* (3) is the number 3 in Python, not a tuple: numpy rejects it */
+      if (nd == 1 && !commas) return fail(err, errcap, "bad 'shape' tuple: (N) is not a tuple, (N,) is");
+    } else {
+      char shown[40], m[96];
+      const size_t full = cli_escape(shown, sizeof shown, k, kn);
+      snprintf(m, sizeof m, "header has an unknown key '%s%s'", shown, full >= sizeof shown ? "..." : "");
+      return fail(err, errcap, m);
     }
-    char *e;
-    const unsigned long long v = strtoull(p, &e, 10);
-    if (nd == 3) {
-      fail(err, errcap, "shape has more than 2 dimensions (want (count, dims) or (dims,))");
-      goto out;
-    }
-    dim[nd++] = v;
-    p = e;
-    while (*p == ' ') p++;
-    if (*p == ',') p++;
-    else if (*p != ')') {
-      fail(err, errcap, "bad 'shape' tuple");
-      goto out;
+    if (!eat(&h, ',')) {
+      if (!eat(&h, '}')) return fail(err, errcap, "header dict: ',' or '}' expected");
+      break;
     }
   }
+  ws(&h);
+  if (h.p != h.e) return fail(err, errcap, "text after the header dict");
+  if (!have_descr) return fail(err, errcap, "header has no 'descr'");
+  if (!have_fortran) return fail(err, errcap, "header has no 'fortran_order'");
+  if (!have_shape) return fail(err, errcap, "header has no 'shape' tuple");
   if (nd == 1) {
     info->ndim = 1, info->rows = 1, info->cols = dim[0];
   } else if (nd == 2) {
-    if (fortran && dim[0] > 1 && dim[1] > 1) {
-      fail(err, errcap, "fortran_order True (column-major) 2-D arrays are not supported");
-      goto out;
-    }
+    if (fortran && dim[0] > 1 && dim[1] > 1)
+      return fail(err, errcap, "fortran_order True (column-major) 2-D arrays are not supported");
     info->ndim = 2, info->rows = dim[0], info->cols = dim[1];
   } else {
-    fail(err, errcap, nd == 0 ? "shape () is a scalar: want (count, dims) or (dims,)"
-                              : "shape has more than 2 dimensions (want (count, dims) or (dims,))");
-    goto out;
+    return fail(err, errcap, "shape () is a scalar: want (count, dims) or (dims,)");
   }
-  if (info->cols > UINT32_MAX || (info->cols && info->rows > UINT64_MAX / 8 / info->cols)) {
-    fail(err, errcap, "shape too large");
-    goto out;
-  }
+  if (info->cols > UINT32_MAX || (info->cols && info->rows > UINT64_MAX / 8 / info->cols))
+    return fail(err, errcap, "shape too large");
+  info->dtype = dtype;
+  info->elsize = elsize;
   info->header_len = pre + hlen;
-  rc = 0;
-out:
-  free(d);
-  return rc;
+  return 0;
 }
 
 static uint32_t rd32(const uint8_t *p, int be) {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,34 +59,135 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out) {
   return 0;
 }
 
+int cli_parse_size(const char *s, uint64_t *out) {
+  if (!s || *s < '0' || *s > '9') return -1;
+  errno = 0;
+  char *e;
+  unsigned long long v = strtoull(s, &e, 10);
+  if (errno) return -1;
+  unsigned shift = 0;
+  if (*e == 'K' || *e == 'k') shift = 10, e++;
+  else if (*e == 'M' || *e == 'm') shift = 20, e++;
+  else if (*e == 'G' || *e == 'g') shift = 30, e++;
+  if (*e || v == 0 || v > (UINT64_MAX >> shift)) return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
+
+/* ---- names in messages ------------------------------------------------------------------ */
+
+size_t cli_escape(char *dst, size_t cap, const void *src, size_t n) {
+  const uint8_t *s = src;
+  size_t w = 0;
+#define PUT(c)                            \
+  do {                                    \
+    if (w + 1 < cap) dst[w] = (char)(c); \
+    w++;                                  \
+  } while (0)
+  for (size_t i = 0; i < n;) {
+    const uint8_t c = s[i];
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      PUT(c);
+      i++;
+      continue;
+    }
+    size_t len = 1; /* the bytes escaped together: one, or a whole C1 control */
+    if (c >= 0x80) {
+      const size_t want = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+      if (want && want <= n - i && embd_codec_utf8_check(s + i, want) == 0) {
+        /* U+0080..U+009F (C2 80..C2 9F) are C1 controls: 9B is a CSI to some terminals */
+        if (!(c == 0xc2 && s[i + 1] < 0xa0)) {
+          for (size_t k = 0; k < want; k++) PUT(s[i + k]);
+          i += want;
+          continue;
+        }
+        len = 2;
+      }
+    }
+    for (size_t k = 0; k < len; k++) {
+      const uint8_t b = s[i + k];
+      const char *e = b == '\n' ? "\\n" : b == '\t' ? "\\t" : b == '\r' ? "\\r" : b == '\\' ? "\\\\" : NULL;
+      if (e) {
+        PUT(e[0]);
+        PUT(e[1]);
+      } else {
+        static const char hex[] = "0123456789abcdef";
+        PUT('\\');
+        PUT('x');
+        PUT(hex[b >> 4]);
+        PUT(hex[b & 15]);
+      }
+    }
+    i += len;
+  }
+#undef PUT
+  if (cap) dst[w < cap ? w : cap - 1] = 0;
+  return w;
+}
+
+/* Allocates the escaped copy of s; NULL when out of memory. */
+static char *escape_dup(const char *s) {
+  const size_t n = strlen(s), need = cli_escape(NULL, 0, s, n) + 1;
+  char *d = malloc(need);
+  if (d) cli_escape(d, need, s, n);
+  return d;
+}
+
+const char *cli_esc(const char *s) {
+  /* The CLI is single-threaded; 4 buffers let one message hold up to 4 escaped strings.
+   * They stay allocated until exit (reachable, so not a leak). */
+  static char *ring[4];
+  static size_t caps[4];
+  static unsigned next;
+  const unsigned i = next++ & 3;
+  const size_t n = strlen(s), need = cli_escape(NULL, 0, s, n) + 1;
+  if (caps[i] < need) {
+    char *b = realloc(ring[i], need);
+    if (!b) return "(name not shown: out of memory)";
+    ring[i] = b;
+    caps[i] = need;
+  }
+  cli_escape(ring[i], caps[i], s, n);
+  return ring[i];
+}
+
 /* ---- input ----------------------------------------------------------------------------- */
 
 const char *cli_in_label(const cli_in *in) {
-  return strcmp(in->name, "-") ? in->name : "<stdin>";
+  if (!strcmp(in->name, "-")) return "<stdin>";
+  return in->label ? in->label : "(name not shown: out of memory)";
 }
 
 int cli_in_open(cli_in *in, const char *path) {
   memset(in, 0, sizeof *in);
   in->name = path;
+  in->fd = -1;
+  if (strcmp(path, "-") && !(in->label = escape_dup(path))) {
+    cli_msg("out of memory");
+    return CLI_EINTERNAL;
+  }
   if (!strcmp(path, "-")) {
     in->fd = 0;
   } else {
     in->fd = open(path, O_RDONLY);
     if (in->fd < 0) {
-      cli_msg("%s: cannot open: %s", path, strerror(errno));
+      cli_msg("%s: cannot open: %s", cli_in_label(in), strerror(errno));
+      cli_in_close(in);
       return CLI_EIO;
     }
   }
   struct stat st;
   if (fstat(in->fd, &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
-      cli_msg("%s: is a directory", path);
+      cli_msg("%s: is a directory", cli_in_label(in));
       cli_in_close(in);
       return CLI_EIO;
     }
     if (S_ISREG(st.st_mode)) {
       in->regular = 1;
       in->size = (uint64_t)st.st_size;
+      in->dev = (uint64_t)st.st_dev;
+      in->ino = (uint64_t)st.st_ino;
     }
   }
   return CLI_OK;
@@ -94,6 +196,8 @@ int cli_in_open(cli_in *in, const char *path) {
 void cli_in_close(cli_in *in) {
   if (in->fd > 0) close(in->fd);
   in->fd = -1;
+  free(in->label);
+  in->label = NULL;
 }
 
 static int raw_read(cli_in *in, void *dst, size_t n, size_t *got, uint64_t at) {
@@ -152,9 +256,12 @@ int cli_in_read(cli_in *in, void *dst, size_t n, size_t *got) {
   return CLI_OK;
 }
 
-int cli_in_read_all(cli_in *in, char **data, size_t *len) {
-  size_t cap = in->regular && in->size >= in->pos && in->size - in->pos < SIZE_MAX / 2 ? (size_t)(in->size - in->pos) + 1 : 1 << 16;
-  if (cap < 4096) cap = 4096;
+int cli_in_read_all(cli_in *in, char **data, size_t *len, uint64_t max, const char *opt) {
+  if (max > SIZE_MAX / 4) max = SIZE_MAX / 4;
+  /* a regular file: its size at once (one more byte to see the end); else grow by doubling */
+  uint64_t guess = in->regular && in->size >= in->pos ? in->size - in->pos + 2 : 1 << 16;
+  if (guess > max + 2) guess = max + 2;
+  size_t cap = guess < 4096 ? 4096 : (size_t)guess;
   size_t n = 0;
   char *buf = malloc(cap);
   if (!buf) {
@@ -163,23 +270,35 @@ int cli_in_read_all(cli_in *in, char **data, size_t *len) {
   }
   for (;;) {
     if (cap - n < 2) {
-      char *nb = cap < SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+      char *nb = realloc(buf, cap * 2);
       if (!nb) {
         free(buf);
-        cli_msg("%s: out of memory reading the input", cli_in_label(in));
+        cli_msg("%s: out of memory reading the input (%zu bytes so far)", cli_in_label(in), n);
         return CLI_EINTERNAL;
       }
       buf = nb;
       cap *= 2;
     }
+    /* never more than max + 1 bytes: one past the bound tells that it is exceeded */
+    size_t want = cap - 1 - n;
+    if (want > max + 1 - n) want = (size_t)(max + 1 - n);
     size_t got;
-    const int rc = cli_in_read(in, buf + n, cap - 1 - n, &got);
+    const int rc = cli_in_read(in, buf + n, want, &got);
     if (rc) {
       free(buf);
       return rc;
     }
     n += got;
-    if (got < cap - 1 - (n - got)) break; /* short read: end of input */
+    if (n > max) {
+      free(buf);
+      if (opt)
+        cli_msg("%s: more than %llu bytes: larger than %s allows (raise it with %s BYTES)",
+                cli_in_label(in), (unsigned long long)max, opt, opt);
+      else
+        cli_msg("%s: more than %llu bytes: too large", cli_in_label(in), (unsigned long long)max);
+      return CLI_EDATA;
+    }
+    if (got < want) break; /* short read: end of input */
   }
   buf[n] = 0;
   *data = buf;
@@ -187,10 +306,150 @@ int cli_in_read_all(cli_in *in, char **data, size_t *len) {
   return CLI_OK;
 }
 
+int cli_in_read_json_object(cli_in *in, char **data, size_t *len, uint64_t max) {
+  /* Judge the start at once: `embd openai /dev/zero` must not read until memory runs out.
+   * Leading white space longer than the peek window is read on, up to max. */
+  const uint8_t *p;
+  size_t got;
+  int rc = cli_in_peek(in, sizeof in->peek, &p, &got);
+  if (rc) return rc;
+  size_t i = got >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
+  while (i < got && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r')) i++;
+  if (i < got && p[i] != '{') {
+    char shown[8];
+    cli_escape(shown, sizeof shown, p + i, 1);
+    cli_msg("%s: byte %zu: expected '{' (a response is one JSON object), found '%s'",
+            cli_in_label(in), i, shown);
+    return CLI_EDATA;
+  }
+  return cli_in_read_all(in, data, len, max, "--max-record");
+}
+
 /* ---- output ---------------------------------------------------------------------------- */
 
 const char *cli_out_label(const cli_out *o) {
-  return o->name && strcmp(o->name, "-") ? o->name : "<stdout>";
+  if (!o->name || !strcmp(o->name, "-")) return "<stdout>";
+  return o->label ? o->label : "(name not shown: out of memory)";
+}
+
+int cli_out_check_input(const char *output, const cli_in *in) {
+  if (!in->regular) return CLI_OK;
+  const int to_stdout = !output || !strcmp(output, "-");
+  struct stat st;
+  if (to_stdout ? fstat(1, &st) != 0 : stat(output, &st) != 0) return CLI_OK; /* a new file */
+  if (!S_ISREG(st.st_mode) || (uint64_t)st.st_dev != in->dev || (uint64_t)st.st_ino != in->ino)
+    return CLI_OK;
+  if (to_stdout)
+    return cli_usage("%s: standard output is the input file: writing would destroy it",
+                     cli_in_label(in));
+  return cli_usage("%s: the output %s is the input file: writing would destroy it",
+                   cli_in_label(in), cli_esc(output));
+}
+
+/* The temporary file of the open CLI_OUT_TEMP output, for the signal handler: it removes
+ * the file and dies of the signal as it would have. Set before the handlers go in and
+ * cleared (with the signals blocked) when the file is renamed or removed. */
+static char *volatile g_temp_path;
+static const int g_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSIG_HANDLED (sizeof g_signals / sizeof g_signals[0])
+static struct sigaction g_old_action[NSIG_HANDLED];
+static int g_handled[NSIG_HANDLED];
+
+static void on_fatal_signal(int sig) {
+  char *p = g_temp_path;
+  if (p) unlink(p); /* async-signal-safe */
+  /* SA_RESETHAND restored the default action; the signal is blocked in here and
+   * delivered again on return: the exit status says which signal ended the run */
+  raise(sig);
+}
+
+static void temp_guard_on(char *path) {
+  g_temp_path = path;
+  for (size_t i = 0; i < NSIG_HANDLED; i++) {
+    g_handled[i] = 0;
+    struct sigaction old;
+    /* a signal ignored on entry stays ignored (nohup, `cmd &` in a script) */
+    if (sigaction(g_signals[i], NULL, &old) || old.sa_handler == SIG_IGN) continue;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(g_signals[i], &sa, &g_old_action[i]) == 0) g_handled[i] = 1;
+  }
+}
+
+/* Blocks the handled signals (the caller then renames or unlinks the temporary file and
+ * calls temp_guard_off); *old receives the previous mask. */
+static void temp_guard_block(sigset_t *old) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (size_t i = 0; i < NSIG_HANDLED; i++) sigaddset(&set, g_signals[i]);
+  sigprocmask(SIG_BLOCK, &set, old);
+}
+
+static void temp_guard_off(const sigset_t *old) {
+  g_temp_path = NULL;
+  for (size_t i = 0; i < NSIG_HANDLED; i++)
+    if (g_handled[i]) sigaction(g_signals[i], &g_old_action[i], NULL);
+  sigprocmask(SIG_SETMASK, old, NULL); /* a signal that came meanwhile acts now */
+}
+
+/* A new file in the directory of `target` to be renamed over it: .NAME.XXXXXX, mode of
+ * the file it replaces (st, if it exists) or 0666 less the umask. Returns the FILE or NULL
+ * (printed). */
+static FILE *open_temp(cli_out *o, const char *target, const struct stat *st) {
+  const char *slash = strrchr(target, '/');
+  const size_t dlen = slash ? (size_t)(slash - target) + 1 : 0;
+  const char *base = target + dlen;
+  if (!*base) {
+    cli_msg("%s: cannot open for writing: %s", cli_out_label(o), strerror(EISDIR));
+    return NULL;
+  }
+  const size_t need = dlen + 1 + strlen(base) + 8;
+  char *tmp = malloc(need);
+  if (!tmp) {
+    cli_msg("out of memory");
+    return NULL;
+  }
+  snprintf(tmp, need, "%.*s.%s.XXXXXX", (int)dlen, target, base);
+  sigset_t old;
+  temp_guard_block(&old); /* no signal between creating the file and arming the handler */
+  const int fd = mkstemp(tmp);
+  const int err = errno;
+  if (fd >= 0) temp_guard_on(tmp);
+  sigprocmask(SIG_SETMASK, &old, NULL);
+  if (fd < 0) {
+    cli_msg("%s: cannot open for writing: cannot create the temporary file %s: %s",
+            cli_out_label(o), cli_esc(tmp), strerror(err));
+    free(tmp);
+    return NULL;
+  }
+  mode_t mode;
+  if (st) {
+    mode = st->st_mode & 07777;
+    /* as root, the replacement keeps the owner too (best effort: else it is ours) */
+    if ((st->st_uid != geteuid() || st->st_gid != getegid()) && fchown(fd, st->st_uid, st->st_gid)) {
+    }
+  } else {
+    const mode_t um = umask(0);
+    umask(um);
+    mode = 0666 & ~um;
+  }
+  if (fchmod(fd, mode)) { /* mkstemp's 0600 stays: safe, only stricter */
+  }
+  FILE *f = fdopen(fd, "wb");
+  if (!f) {
+    cli_msg("%s: cannot open for writing: %s", cli_out_label(o), strerror(errno));
+    close(fd);
+    temp_guard_block(&old);
+    unlink(tmp);
+    temp_guard_off(&old);
+    free(tmp);
+    return NULL;
+  }
+  o->temp_path = tmp;
+  return f;
 }
 
 int cli_out_open(cli_out *o, const char *path, int binary) {
@@ -202,16 +461,72 @@ int cli_out_open(cli_out *o, const char *path, int binary) {
       return CLI_EUSAGE;
     }
     o->f = stdout;
-  } else {
-    o->f = fopen(o->name, "wb");
-    if (!o->f) {
-      cli_msg("%s: cannot open for writing: %s", o->name, strerror(errno));
-      return CLI_EIO;
+    o->kind = CLI_OUT_STDOUT;
+    struct stat st;
+    if (fstat(1, &st) == 0 && S_ISREG(st.st_mode)) {
+      /* where to cut back to on failure: the end the file had (past the offset only with
+       * `1<>FILE`; bytes we overwrite inside it cannot be given back anyway) */
+      const off_t at = lseek(1, 0, SEEK_CUR);
+      o->cut_on_fail = 1;
+      o->cut_at = at > st.st_size ? (int64_t)at : (int64_t)st.st_size;
     }
-    o->created = 1;
+  } else {
+    if (!(o->label = escape_dup(o->name))) {
+      cli_msg("out of memory");
+      return CLI_EINTERNAL;
+    }
+    struct stat st;
+    const int exists = stat(o->name, &st) == 0; /* through a symlink: its target */
+    if (!exists && errno != ENOENT) {
+      cli_msg("%s: cannot open for writing: %s", cli_out_label(o), strerror(errno));
+      goto fail;
+    }
+    struct stat lst;
+    if (!exists && lstat(o->name, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+      /* creating the target of a dangling link would make a file in an unexpected place */
+      cli_msg("%s: cannot open for writing: a symbolic link to a file that does not exist",
+              cli_out_label(o));
+      goto fail;
+    }
+    if (exists && S_ISDIR(st.st_mode)) {
+      cli_msg("%s: cannot open for writing: %s", cli_out_label(o), strerror(EISDIR));
+      goto fail;
+    }
+    if (exists && !S_ISREG(st.st_mode)) {
+      /* a device, FIFO, socket: written in place; O_TRUNC would do nothing, and removing
+       * it on failure would destroy what the command did not make */
+      const int fd = open(o->name, O_WRONLY | O_NOCTTY);
+      if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
+        cli_msg("%s: cannot open for writing: %s", cli_out_label(o), strerror(errno));
+        if (fd >= 0) close(fd);
+        goto fail;
+      }
+      o->kind = CLI_OUT_DIRECT;
+    } else {
+      if (exists && access(o->name, W_OK) != 0) { /* as fopen would: a read-only file stays */
+        cli_msg("%s: cannot open for writing: %s", cli_out_label(o), strerror(errno));
+        goto fail;
+      }
+      /* a symlink: replace its target (the link stays a link), in the target's directory */
+      char *target = exists && lstat(o->name, &lst) == 0 && S_ISLNK(lst.st_mode)
+                         ? realpath(o->name, NULL)
+                         : strdup(o->name);
+      if (!target) {
+        cli_msg("%s: cannot open for writing: %s", cli_out_label(o), strerror(errno));
+        goto fail;
+      }
+      o->final_path = target;
+      if (!(o->f = open_temp(o, target, exists ? &st : NULL))) goto fail;
+      o->kind = CLI_OUT_TEMP;
+    }
   }
   setvbuf(o->f, NULL, _IOFBF, 1 << 20);
   return CLI_OK;
+fail:
+  free(o->label);
+  free(o->final_path);
+  o->label = o->final_path = NULL;
+  return CLI_EIO;
 }
 
 int cli_out_write(cli_out *o, const void *p, size_t n) {
@@ -239,18 +554,53 @@ int cli_out_close(cli_out *o, int ok) {
     o->failed = 1;
     rc = CLI_EIO;
   }
-  if (o->f != stdout) {
+  if (o->kind == CLI_OUT_STDOUT) {
+    if ((!ok || rc) && o->cut_on_fail) {
+      struct stat st;
+      if (fstat(1, &st) == 0 && st.st_size > o->cut_at &&
+          ftruncate(1, (off_t)o->cut_at)) { /* best effort: the exit code tells */
+      }
+    }
+  } else {
     if (fclose(o->f) != 0 && !o->failed) {
       cli_msg("%s: write error: %s", cli_out_label(o), strerror(errno));
       o->failed = 1;
       rc = CLI_EIO;
     }
-    if ((!ok || rc) && o->created) remove(o->name);
-  } else if ((!ok || rc) && o->trunc_on_fail) {
-    if (ftruncate(fileno(o->f), (off_t)o->trunc_at)) { /* best effort: the exit code tells */ }
+    if (o->kind == CLI_OUT_TEMP) {
+      /* No fsync: the command's output is no more durable than any other write; rename
+       * only makes sure FILE is either the old file or the whole new one. */
+      sigset_t old;
+      temp_guard_block(&old);
+      if (ok && !rc && rename(o->temp_path, o->final_path) != 0) {
+        cli_msg("%s: cannot rename %s into place: %s", cli_out_label(o), cli_esc(o->temp_path),
+                strerror(errno));
+        rc = CLI_EIO;
+      }
+      if (!ok || rc) unlink(o->temp_path);
+      temp_guard_off(&old);
+    }
   }
+  free(o->temp_path);
+  free(o->final_path);
+  free(o->label);
+  o->temp_path = o->final_path = o->label = NULL;
   o->f = NULL;
   return rc;
+}
+
+int cli_flush_stdout(void) {
+  errno = 0;
+  const int bad = fflush(stdout) != 0;
+  const int err = errno;
+  if (bad || ferror(stdout)) {
+    /* a failed buffer flush earlier leaves ferror set: its errno is gone by now, unless
+     * the final flush failed the same way */
+    cli_msg("<stdout>: write error%s%s", err ? ": " : "", err ? strerror(err) : "");
+    clearerr(stdout);
+    return CLI_EIO;
+  }
+  return CLI_OK;
 }
 
 /* ---- progress ---------------------------------------------------------------------------- */
@@ -363,10 +713,6 @@ int cli_sink_begin(cli_sink *s, cli_fmt fmt, cli_out *out, uint64_t count,
         return CLI_EINTERNAL;
       }
       s->count_at = (int64_t)ftello(out->f);
-      if (!out->created) {
-        out->trunc_on_fail = 1;
-        out->trunc_at = s->count_at;
-      }
       count = 0;
     }
     const uint8_t c[4] = {(uint8_t)count, (uint8_t)(count >> 8), (uint8_t)(count >> 16),
