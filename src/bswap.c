@@ -27,11 +27,29 @@ void embd_bswap32(void *dst, const void *src, size_t n) {
 #error "embd: unknown host byte order"
 #endif
 
-/* Host order equals the wire order: a copy, or nothing in place. */
-static void copy_words(void *dst, const void *src, size_t n) {
-  if (n == 0 || dst == src) return;
-  memcpy(dst, src, 4 * n);
+/* Host order equals the wire order: a copy (never glibc's memcpy for payload sizes, see
+ * copy_kernel.h), or nothing in place. */
+static void copy_words(void *dst, const void *src, size_t n) { embd_copy(dst, src, 4 * n); }
+
+/* The portable copy kernel: 8-byte words. The empty asm makes each loaded word opaque to
+ * the compiler, so that GCC's -ftree-loop-distribute-patterns (and clang's loop idiom
+ * pass) cannot turn the loop back into a memcpy call, which would bring the cliff back. */
+static inline uint64_t copy_ld64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+#if defined(__GNUC__)
+  __asm__("" : "+r"(v));
+#endif
+  return v;
 }
+static inline void copy_st64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+#define CP_NAME embd_copy_scalar
+#define CP_VEC uint64_t
+#define CP_W 8
+#define CP_LOAD(p) copy_ld64(p)
+#define CP_STORE(p, v) copy_st64((p), (v))
+#define CP_STORE_A(p, v) copy_st64((p), (v))
+#include "copy_kernel.h"
 
 void embd_f32_from_le(float *dst, const void *src, size_t n) {
   if (HOST_LE)

@@ -66,6 +66,31 @@ static const struct embd_impl_desc bswap32_impls[] = {
 #endif
 };
 
+/* The copy kernel of each bswap32 implementation, at the same index: the identity is the
+ * other half of the host-order helpers (embd_f32_from_le copies on little-endian hosts),
+ * so it is selected, forced and listed with the swap. */
+static const embd_copy_fn copy_impls[] = {
+    embd_copy_scalar,
+#if defined(EMBD_HAVE_X86_SSE42)
+    embd_copy_sse2,
+#endif
+#if defined(EMBD_HAVE_X86_AVX2)
+    embd_copy_avx2,
+#endif
+#if defined(EMBD_HAVE_X86_AVX512)
+    embd_copy_avx2, /* see bswap_avx2.c */
+#endif
+#if defined(EMBD_HAVE_NEON_SIMDE)
+    embd_copy_neon,
+#endif
+#if defined(EMBD_HAVE_ARM_NEON)
+    embd_copy_neon,
+#endif
+};
+_Static_assert(sizeof copy_impls / sizeof copy_impls[0] ==
+                   sizeof bswap32_impls / sizeof bswap32_impls[0],
+               "one copy kernel per bswap32 implementation");
+
 /* base64: one list per direction, the same implementations. */
 #define B64_IMPLS(dir)                                                                      \
   {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_base64_##dir##_scalar), 1},                       \
@@ -142,6 +167,8 @@ static uint32_t crc32_stub(uint32_t crc, const void *buf, size_t len);
 _Atomic(embd_crc32_fn) embd_crc32_active_fn = crc32_stub;
 static void bswap32_stub(void *dst, const void *src, size_t n);
 static _Atomic(embd_bswap32_fn) g_bswap32 = bswap32_stub;
+static void copy_stub(void *dst, const void *src, size_t n);
+static _Atomic(embd_copy_fn) g_copy = copy_stub;
 static embd_result b64dec_stub(const char *src, size_t len, unsigned flags, void *dst,
                                size_t cap, size_t *written, embd_error *err);
 static _Atomic(embd_base64_decode_fn) g_b64dec = b64dec_stub;
@@ -168,6 +195,7 @@ static void apply(int cap, uint64_t enabled) {
   atomic_store_explicit(&embd_crc32_active_fn, (embd_crc32_fn)crc32_impls[i].fn, memory_order_release);
   i = atomic_load_explicit(&g_active[EMBD_KERNEL_BSWAP32], memory_order_relaxed);
   atomic_store_explicit(&g_bswap32, (embd_bswap32_fn)bswap32_impls[i].fn, memory_order_release);
+  atomic_store_explicit(&g_copy, copy_impls[i], memory_order_release);
   i = atomic_load_explicit(&g_active[EMBD_KERNEL_BASE64_DECODE], memory_order_relaxed);
   atomic_store_explicit(&g_b64dec, (embd_base64_decode_fn)b64dec_impls[i].fn,
                         memory_order_release);
@@ -306,6 +334,15 @@ embd_bswap32_fn embd_bswap32_dispatched(void) {
   return atomic_load_explicit(&g_bswap32, memory_order_acquire);
 }
 
+static void copy_stub(void *dst, const void *src, size_t n) {
+  ensure_init();
+  atomic_load_explicit(&g_copy, memory_order_acquire)(dst, src, n);
+}
+
+void embd_copy_dispatch_(void *dst, const void *src, size_t n) {
+  atomic_load_explicit(&g_copy, memory_order_acquire)(dst, src, n);
+}
+
 static embd_result b64dec_stub(const char *src, size_t len, unsigned flags, void *dst,
                                size_t cap, size_t *written, embd_error *err) {
   ensure_init();
@@ -386,6 +423,10 @@ embd_bswap32_fn embd_bswap32_impl(size_t index) {
   embd_impl_info info;
   if (embd_impl_get(EMBD_KERNEL_BSWAP32, index, &info) != EMBD_OK || !info.runnable) return NULL;
   return (embd_bswap32_fn)bswap32_impls[index].fn;
+}
+
+embd_copy_fn embd_copy_impl_(size_t index) {
+  return embd_bswap32_impl(index) ? copy_impls[index] : NULL;
 }
 
 embd_base64_decode_fn embd_base64_decode_impl(size_t index) {

@@ -102,6 +102,35 @@ EMBD_INTERNAL void embd_bswap32_avx512(void *dst, const void *src, size_t n);
 EMBD_INTERNAL void embd_bswap32_neon(void *dst, const void *src, size_t n);
 #endif
 
+/* ---- copy kernels (copy_kernel.h): the identity beside each bswap32 kernel ---- */
+/* n bytes, any alignment; dst == src or no overlap at all. Payload-sized copies go
+ * through embd_copy instead of memcpy: see copy_kernel.h for glibc's rep-movsb cliff. */
+typedef void (*embd_copy_fn)(void *dst, const void *src, size_t n);
+/* Below this many bytes memcpy is as fast and no libc we know of takes a slow path
+ * (glibc uses vector moves below 2,112 bytes on Zen 3). */
+#define EMBD_COPY_DISPATCH_MIN 256
+EMBD_INTERNAL void embd_copy_dispatch_(void *dst, const void *src, size_t n);
+static inline void embd_copy(void *dst, const void *src, size_t n) {
+  if (n < EMBD_COPY_DISPATCH_MIN) {
+    if (n && dst != src) memcpy(dst, src, n);
+    return;
+  }
+  if (dst != src) embd_copy_dispatch_(dst, src, n);
+}
+/* The copy kernel paired with bswap32 implementation `index` (same tier and CPU
+ * requirements, selected with it), or NULL when embd_bswap32_impl(index) is NULL. */
+EMBD_INTERNAL embd_copy_fn embd_copy_impl_(size_t index);
+EMBD_INTERNAL void embd_copy_scalar(void *dst, const void *src, size_t n);
+#if defined(EMBD_HAVE_X86_SSE42)
+EMBD_INTERNAL void embd_copy_sse2(void *dst, const void *src, size_t n);
+#endif
+#if defined(EMBD_HAVE_X86_AVX2)
+EMBD_INTERNAL void embd_copy_avx2(void *dst, const void *src, size_t n);
+#endif
+#if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
+EMBD_INTERNAL void embd_copy_neon(void *dst, const void *src, size_t n);
+#endif
+
 /* ---- base64: full-contract implementations (base64_driver.h) ---- */
 #include "embd/base64.h"
 #define EMBD_B64_DECLARE(name)                                                                \

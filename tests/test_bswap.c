@@ -2,7 +2,11 @@
  * naive byte-reversal reference (out of place at every length 0..300 words and every
  * source and destination offset 0..63, next to guard pages; in place; random lengths up
  * to 1 MiB), the host-order helpers against explicit byte assembly (so the expectations
- * hold on big-endian hosts too), and the registry.
+ * hold on big-endian hosts too), and the registry. The copy kernel paired with each
+ * implementation (what the host-order helpers use instead of memcpy) against the source
+ * bytes: every length 0..700 bytes at every source offset and at distances (dst - src)
+ * mod 4096 that take each copy direction, random lengths up to 1 MiB; the helpers at
+ * every distance 0..127 and a spread of others.
  *
  * Environment: EMBD_TEST_SCALE, EMBD_TEST_SEED, EMBD_ISA (exits 77 if this CPU cannot run
  * the forced tier).
@@ -290,6 +294,195 @@ static void test_host_order(void **state) {
   end_checks("host order");
 }
 
+/* ---- copy kernels ------------------------------------------------------------------ */
+/* The identity kernel paired with each bswap32 implementation (src/copy_kernel.h, used by
+ * the host-order helpers on the matching-endian path and by the frame, batch, stream and
+ * codec readers instead of memcpy). Internal, hidden in the shared library; this program
+ * links the static one. Declared here, not through src/internal.h, which only the
+ * library's own files may include. */
+typedef void (*copy_fn)(void *dst, const void *src, size_t n);
+copy_fn embd_copy_impl_(size_t index);
+void embd_copy_dispatch_(void *dst, const void *src, size_t n);
+
+typedef struct cvariant {
+  char name[64];
+  copy_fn fn;
+} cvariant;
+static cvariant g_cvar[16];
+static size_t g_ncvar;
+
+static void collect_copy_variants(void) {
+  const size_t n = embd_impl_count(EMBD_KERNEL_BSWAP32);
+  g_ncvar = 0;
+  for (size_t i = 0; i < n && g_ncvar < 15; i++) {
+    embd_impl_info info;
+    embd_impl_get(EMBD_KERNEL_BSWAP32, i, &info);
+    copy_fn fn = embd_copy_impl_(i);
+    /* Exactly the runnable bswap32 implementations have a copy kernel. */
+    if ((fn != NULL) != (embd_bswap32_impl(i) != NULL))
+      fail_msg("copy kernel of %s: %s", info.name, fn ? "present, bswap32 not runnable" : "missing");
+    if (!fn) continue;
+    snprintf(g_cvar[g_ncvar].name, sizeof g_cvar[g_ncvar].name, "copy/%s", info.name);
+    g_cvar[g_ncvar++].fn = fn;
+  }
+  snprintf(g_cvar[g_ncvar].name, sizeof g_cvar[g_ncvar].name, "copy/dispatched (%s)",
+           embd_impl_active(EMBD_KERNEL_BSWAP32));
+  g_cvar[g_ncvar++].fn = embd_copy_dispatch_;
+}
+
+/* Distances (dst - src) mod 4096 that pick each direction and sit at its edges: the
+ * kernels copy backward for 1..2047, forward for 0 and 2048..4095. */
+static const unsigned copy_dists[] = {0, 1, 7, 31, 32, 63, 64, 100, 2047, 2048, 2049, 3000, 4064, 4095};
+#define NDIST (sizeof copy_dists / sizeof copy_dists[0])
+#define CMAXB 700
+
+/* One call: n bytes from src to dst (inside go); the 64 bytes around the output keep the
+ * canary and the source is unchanged. */
+static void check_copy(const cvariant *v, const tu_guard *go, uint8_t *dst, const uint8_t *src,
+                       size_t n, unsigned dist) {
+  uint8_t *wlo = dst - go->lo >= 64 ? dst - 64 : go->lo;
+  uint8_t *whi = go->hi - (dst + n) >= 64 ? dst + n + 64 : go->hi;
+  memset(wlo, CANARY, (size_t)(whi - wlo));
+  v->fn(dst, src, n);
+  size_t d = first_diff(dst, src, n);
+  if (d != (size_t)-1)
+    report("%s: %zu bytes, src%%64=%u dist %u: byte %zu wrong", v->name, n,
+           (unsigned)((uintptr_t)src & 63), dist, d);
+  for (const uint8_t *p = wlo; p < whi; p++) {
+    if (p == dst) p += n;
+    if (p >= whi) break;
+    if (*p != CANARY) {
+      report("%s: %zu bytes, src%%64=%u dist %u: wrote outside the output at %td", v->name, n,
+             (unsigned)((uintptr_t)src & 63), dist, p - dst);
+      break;
+    }
+  }
+}
+
+/* Every length 0..700 bytes, every source offset mod 64 (the source ending at or just
+ * before a PROT_NONE page), each of the distances above (so every destination offset mod
+ * 64 comes up across the lengths), and the source exactly at both ends of its buffer. */
+static void test_copy_lengths_offsets(void **state) {
+  (void)state;
+  tu_guard gi = {0}, go = {0};
+  assert_int_equal(tu_guard_alloc(&gi, CMAXB + 256), 0);
+  assert_int_equal(tu_guard_alloc(&go, 4096 + CMAXB + 256), 0);
+  tu_fill(&g_rng, gi.lo, (size_t)(gi.hi - gi.lo));
+  unsigned long calls = 0;
+  for (size_t v = 0; v < g_ncvar; v++) {
+    for (size_t n = 0; n <= CMAXB; n++) {
+      for (unsigned off = 0; off <= 65; off++) {
+        const uint8_t *src = off == 64   ? gi.hi - n
+                             : off == 65 ? gi.lo
+                                         : gi.hi - n - ((((uintptr_t)(gi.hi - n)) - off) & 63);
+        for (size_t k = 0; k < NDIST; k++) {
+          /* The lowest place in go at this distance; it ends before go.hi - 64. */
+          uint8_t *dst = go.lo + 64 + (((uintptr_t)src + copy_dists[k] - (uintptr_t)(go.lo + 64)) & 4095);
+          check_copy(&g_cvar[v], &go, dst, src, n, copy_dists[k]);
+          calls++;
+        }
+      }
+      /* Destination ending exactly at the guard page, and in place. */
+      check_copy(&g_cvar[v], &go, go.hi - n, gi.lo, n, 9999);
+      memcpy(go.lo, gi.lo, n);
+      g_cvar[v].fn(go.lo, go.lo, n);
+      if (first_diff(go.lo, gi.lo, n) != (size_t)-1) report("%s in place: %zu bytes changed", g_cvar[v].name, n);
+      calls += 2;
+    }
+  }
+  printf("[ copy     ] lengths 0..%d bytes x offsets x %zu distances: %lu calls\n", CMAXB, NDIST, calls);
+  tu_guard_free(&gi);
+  tu_guard_free(&go);
+  end_checks("copy lengths x offsets");
+}
+
+/* Random lengths up to 1 MiB at random offsets and distances. */
+static void test_copy_random_long(void **state) {
+  (void)state;
+  tu_guard gi = {0}, go = {0};
+  assert_int_equal(tu_guard_alloc(&gi, BIGB + 64), 0);
+  assert_int_equal(tu_guard_alloc(&go, BIGB + 4096 + 64), 0);
+  uint8_t *orig = malloc(BIGB);
+  assert_non_null(orig);
+  const size_t rounds = tu_scaled(12, 3);
+  for (size_t r = 0; r < rounds; r++) {
+    const size_t n = r == 0 ? BIGB : tu_range(&g_rng, 0, BIGB);
+    const unsigned so = (unsigned)tu_range(&g_rng, 0, 63);
+    const unsigned dist = (unsigned)tu_range(&g_rng, 0, 4095);
+    uint8_t *src = gi.hi - n - ((((uintptr_t)(gi.hi - n)) - so) & 63);
+    uint8_t *dst = go.lo + (((uintptr_t)src + dist - (uintptr_t)go.lo) & 4095);
+    tu_fill(&g_rng, orig, n);
+    memcpy(src, orig, n);
+    for (size_t v = 0; v < g_ncvar; v++) {
+      memset(dst, 0, n);
+      g_cvar[v].fn(dst, src, n);
+      size_t d = first_diff(dst, orig, n);
+      if (d != (size_t)-1) report("%s: %zu bytes dist %u: byte %zu wrong", g_cvar[v].name, n, dist, d);
+      if (first_diff(src, orig, n) != (size_t)-1)
+        report("%s: %zu bytes: the source changed", g_cvar[v].name, n);
+    }
+  }
+  free(orig);
+  tu_guard_free(&gi);
+  tu_guard_free(&go);
+  end_checks("copy random long");
+}
+
+/* The public paths that copy (embd_f32_from_le / _to_le on little-endian hosts,
+ * embd_u32_from_be / _to_be on big-endian ones), at lengths around the size below which
+ * they keep memcpy and at every distance 0..127 plus a spread, against byte assembly. */
+static void test_host_order_distances(void **state) {
+  (void)state;
+  static const size_t lens[] = {63, 64, 65, 511, 512, 1536, 4096};
+  static _Alignas(64) uint8_t wire[4 * 4096 + 128];
+  static _Alignas(64) uint8_t outb[4 * 4096 + 8192];
+  for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+    const size_t n = lens[li];
+    for (unsigned dist = 0; dist < 4096; dist += dist < 128 ? 1 : 61) {
+      /* The float / uint32 side must be 4-byte aligned: the wire side takes every
+       * 4-byte-aligned offset mod 64 across the distances, the host side moves with it. */
+      uint8_t *w = wire + 4 * ((dist * 13) & 15);
+      tu_fill(&g_rng, w, 4 * n);
+      uint8_t *o = outb + 64 + (((uintptr_t)w + dist - (uintptr_t)(outb + 64)) & 4095);
+      const uint8_t *wa = w;
+      if ((uintptr_t)o & 3) continue; /* only 4-byte-aligned host arrays are valid */
+      float *fo = (float *)(void *)o;
+      uint32_t *uo = (uint32_t *)(void *)o;
+      embd_f32_from_le(fo, wa, n);
+      for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        memcpy(&bits, &fo[i], 4);
+        if (bits != le32(wa + 4 * i)) {
+          report("f32_from_le n=%zu dist %u: word %zu", n, dist, i);
+          break;
+        }
+      }
+      embd_u32_from_be(uo, wa, n);
+      for (size_t i = 0; i < n; i++)
+        if (uo[i] != be32(wa + 4 * i)) {
+          report("u32_from_be n=%zu dist %u: word %zu", n, dist, i);
+          break;
+        }
+      /* To the wire, the other way round: host words at w, wire bytes at o. */
+      const float *fw = (const float *)(const void *)w;
+      const uint32_t *uw = (const uint32_t *)(const void *)w;
+      embd_f32_to_le(o, fw, n);
+      for (size_t i = 0; i < n; i++)
+        if (le32(o + 4 * i) != uw[i]) {
+          report("f32_to_le n=%zu dist %u: word %zu", n, dist, i);
+          break;
+        }
+      embd_u32_to_be(o, uw, n);
+      for (size_t i = 0; i < n; i++)
+        if (be32(o + 4 * i) != uw[i]) {
+          report("u32_to_be n=%zu dist %u: word %zu", n, dist, i);
+          break;
+        }
+    }
+  }
+  end_checks("host order distances");
+}
+
 /* ---- the registry ------------------------------------------------------------------ */
 
 static void test_registry(void **state) {
@@ -378,10 +571,13 @@ int main(void) {
   if (s) return s;
   g_rng.s = tu_seed() ^ UINT64_C(0x62737761); /* "bswa" */
   collect_variants();
+  collect_copy_variants();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_registry),        cmocka_unit_test(test_lengths_offsets),
       cmocka_unit_test(test_in_place),        cmocka_unit_test(test_random_long),
       cmocka_unit_test(test_host_order),      cmocka_unit_test(test_dispatch),
+      cmocka_unit_test(test_copy_lengths_offsets), cmocka_unit_test(test_copy_random_long),
+      cmocka_unit_test(test_host_order_distances),
   };
   return cmocka_run_group_tests_name("bswap32", tests, NULL, NULL);
 }

@@ -32,3 +32,13 @@ void embd_bswap32_neon(void *dst, const void *src, size_t n) {
   for (; i + 16 <= bytes; i += 16) simde_vst1q_u8(d + i, simde_vrev32q_u8(simde_vld1q_u8(s + i)));
   if (i < bytes) simde_vst1q_u8(d + bytes - 16, simde_vrev32q_u8(tail));
 }
+
+/* The identity kernel of this tier (copy_kernel.h): 16-byte NEON moves, aligned stores
+ * (vst1q has no alignment requirement; the alignment is for speed). */
+#define CP_NAME embd_copy_neon
+#define CP_VEC simde_uint8x16_t
+#define CP_W 16
+#define CP_LOAD(p) simde_vld1q_u8(p)
+#define CP_STORE(p, v) simde_vst1q_u8((p), (v))
+#define CP_STORE_A(p, v) simde_vst1q_u8((p), (v))
+#include "copy_kernel.h"

@@ -43,3 +43,15 @@ void embd_bswap32_avx2(void *dst, const void *src, size_t n) {
   if (i < bytes) _mm256_storeu_si256((__m256i *)(d + bytes - 32), _mm256_shuffle_epi8(tail, m));
   _mm256_zeroupper();
 }
+
+/* The identity kernel of this tier (copy_kernel.h): 32-byte moves, aligned stores. The
+ * avx512 tier uses it too: 64-byte stores gain nothing on the AVX-512 CPUs that have the
+ * rep-movsb cliff (Zen 4 splits them in two), and this one is tested on AVX2 machines. */
+#define CP_NAME embd_copy_avx2
+#define CP_VEC __m256i
+#define CP_W 32
+#define CP_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define CP_STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+#define CP_STORE_A(p, v) _mm256_store_si256((__m256i *)(void *)(p), (v))
+#define CP_END() _mm256_zeroupper()
+#include "copy_kernel.h"

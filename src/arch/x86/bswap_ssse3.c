@@ -34,3 +34,12 @@ void embd_bswap32_ssse3(void *dst, const void *src, size_t n) {
                      _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + i)), m));
   if (i < bytes) _mm_storeu_si128((__m128i *)(d + bytes - 16), _mm_shuffle_epi8(tail, m));
 }
+
+/* The identity kernel of this tier (copy_kernel.h): SSE2 moves, 16-byte aligned stores. */
+#define CP_NAME embd_copy_sse2
+#define CP_VEC __m128i
+#define CP_W 16
+#define CP_LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define CP_STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+#define CP_STORE_A(p, v) _mm_store_si128((__m128i *)(void *)(p), (v))
+#include "copy_kernel.h"
