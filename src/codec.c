@@ -256,7 +256,7 @@ embd_result embd_codec_encode_frame(unsigned type, const void *payload, size_t l
   uint8_t *o = (uint8_t *)out;
   o[0] = (uint8_t)type;
   wr32be(o + 1, (uint32_t)len);
-  if (len) memcpy(o + CH, payload, len);
+  embd_copy(o + CH, payload, len); /* not memcpy for long payloads: copy_kernel.h */
   return EMBD_OK;
 }
 
@@ -321,7 +321,7 @@ embd_result embd_codec_forward(const void *in, size_t len, const embd_codec_deco
     if (!(types >> f.type & 1u)) continue;
     const size_t n = pos - at;
     if (short_out == EMBD_OK && cap - w >= n) {
-      memcpy(o + w, b + at, n);
+      embd_copy(o + w, b + at, n);
       nf++;
     } else {
       short_out = EMBD_ERR_OUTPUT_TOO_SMALL;
@@ -564,7 +564,7 @@ embd_result embd_codec_reader_feed(embd_codec_reader *r, const void *data, size_
     }
     const uint64_t target = r->blen < CH ? CH : r->need;
     const size_t take = target - r->blen < len ? (size_t)(target - r->blen) : len;
-    memcpy(r->buf + r->blen, p, take);
+    embd_copy(r->buf + r->blen, p, take);
     r->blen += take, p += take, len -= take, r->pos += take;
     if (r->blen < target) continue;
     const uint64_t start = r->pos - r->blen;

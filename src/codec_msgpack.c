@@ -426,7 +426,7 @@ static int mp_append(embd_codec_msgpack_reader *r, const uint8_t *p, size_t n) {
     r->buf = nb;
     r->buf_cap = cap;
   }
-  memcpy(r->buf + r->have, p, n);
+  embd_copy(r->buf + r->have, p, n); /* a frame's bytes: not memcpy (copy_kernel.h) */
   r->have += n;
   return 1;
 }

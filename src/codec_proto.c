@@ -357,7 +357,7 @@ embd_result embd_codec_proto_feed(embd_codec_proto_reader *r, const void *data, 
     }
     size_t take = r->need - r->have;
     if (take > len - pos) take = len - pos;
-    memcpy(r->buf + r->have, d + pos, take);
+    embd_copy(r->buf + r->have, d + pos, take); /* not memcpy: copy_kernel.h */
     r->have += take;
     pos += take;
     r->off += take;

@@ -290,7 +290,7 @@ embd_result embd_stream_feed(embd_stream *s, const void *data, size_t len, embd_
     }
     const uint64_t target = s->blen < HDR ? HDR : s->need;
     const size_t take = target - s->blen < len ? (size_t)(target - s->blen) : len;
-    memcpy(s->buf + s->blen, p, take);
+    embd_copy(s->buf + s->blen, p, take); /* up to a whole frame: not memcpy (copy_kernel.h) */
     s->blen += take, p += take, len -= take, s->pos += take;
     if (s->blen < target) continue;
     if (learn(s) != EMBD_OK) break;
