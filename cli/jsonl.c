@@ -138,7 +138,10 @@ static int lr_init(line_rd *r, cli_in *in, uint64_t max) {
   memset(r, 0, sizeof *r);
   r->in = in;
   r->max = max;
+  /* a small regular file needs no 1 MiB buffer (it grows if the file does) */
   r->cap = CHUNK;
+  if (in->regular && in->size >= in->pos && in->size - in->pos < CHUNK)
+    r->cap = (size_t)(in->size - in->pos) + 64;
   r->buf = malloc(r->cap + 1);
   if (!r->buf) {
     cli_msg("out of memory");
