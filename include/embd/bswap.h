@@ -24,7 +24,9 @@ extern "C" {
 EMBD_API void embd_bswap32(void *dst, const void *src, size_t n);
 
 /* Host-order helpers: each calls the swap kernel only when the host's byte order differs
- * from the wire order; otherwise it copies (nothing at all when dst == src). */
+ * from the wire order; otherwise it copies (nothing at all when dst == src). The copy is
+ * the library's own vector loop from 192 bytes on, not memcpy: glibc's memcpy on AMD
+ * Zen 3 slows down about 20x when 0 < (dst - src) mod 4096 < 32 (rep movsb). */
 /* `n` little-endian IEEE-754 binary32 values at `src` -> host floats. */
 EMBD_API void embd_f32_from_le(float *dst, const void *src, size_t n);
 /* `n` host floats -> little-endian binary32 at `dst`. */
