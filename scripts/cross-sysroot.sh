@@ -23,7 +23,7 @@ esac
 [[ -n "$dir" ]] || { echo "usage: $0 <aarch64|s390x|armhf> <dir>" >&2; exit 2; }
 
 pkgs=(libcmocka0 libcmocka-dev zlib1g zlib1g-dev)
-pkgs+=(libsimdjson14 libsimdjson-dev)  # embd/openai.h (EMBD_WITH_OPENAI)
+pkgs+=(libsimdjson14 libsimdjson-dev libfast-float-dev)  # embd/openai.h (EMBD_WITH_OPENAI)
 pkgs+=(libmsgpackc2 libmsgpack-dev libprotobuf-c1 libprotobuf-c-dev)  # embd/codec_stream.h
 pkgs+=(libssl3 libssl-dev)  # tokenizer map sha256 (embd/tokmap.h)
 stamp="$dir/.embd-sysroot-$debarch"

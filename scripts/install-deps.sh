@@ -9,7 +9,7 @@ pkgs=(
   clang libclang-rt-14-dev
   libsimde-dev libcmocka-dev libbenchmark-dev zlib1g-dev
   libisal-dev libdeflate-dev libssl-dev
-  libsimdjson-dev libcjson-dev
+  libsimdjson-dev libfast-float-dev libcjson-dev
   libmsgpack-dev libprotobuf-c-dev protobuf-c-compiler
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-s390x-linux-gnu g++-s390x-linux-gnu
   gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf

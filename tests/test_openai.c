@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
+#include <stdlib.h>
 /* cmocka needs the four headers above first. */
 #include <cmocka.h>
 
@@ -281,10 +283,13 @@ static void test_rounding(void **state) {
   /* beyond the float range */
   expect_err("{\"data\":[{\"index\":0,\"embedding\":[1, 3.5e38]}]}", EMBD_ERR_OPENAI_SHAPE,
              "out of the float32 range");
-  expect_err("{\"data\":[{\"index\":0,\"embedding\":[1, 1e400]}]}", EMBD_ERR_OPENAI_JSON, NULL);
+  expect_err("{\"data\":[{\"index\":0,\"embedding\":[1, 1e400]}]}", EMBD_ERR_OPENAI_SHAPE,
+             "data[0].embedding[1]: 1e400 is out of the float32 range");
   expect_err("{\"data\":[{\"index\":0,\"embedding\":[1, 01]}]}", EMBD_ERR_OPENAI_JSON, NULL);
   expect_err("{\"data\":[{\"index\":0,\"embedding\":[1, 1.]}]}", EMBD_ERR_OPENAI_JSON, NULL);
-  expect_err("{\"data\":[{\"index\":0,\"embedding\":[1, NaN]}]}", EMBD_ERR_OPENAI_SHAPE, NULL);
+  expect_err("{\"data\":[{\"index\":0,\"embedding\":[1, NaN]}]}", EMBD_ERR_OPENAI_JSON, NULL);
+  expect_err("{\"data\":[{\"index\":0,\"embedding\":[1, true]}]}", EMBD_ERR_OPENAI_SHAPE,
+             "data[0].embedding[1]: not a number (it is a boolean)");
   embd_openai_free(&e);
 }
 
@@ -391,6 +396,330 @@ static void test_usage_and_model(void **state) {
   assert_int_equal(strlen(e.model), 127);
   assert_int_equal(e.model_truncated, 1);
   free(b.p);
+  embd_openai_free(&e);
+}
+
+
+/* ---- exactness: every number the float32 nearest its text ------------------------------ */
+
+static const struct oracle_case {
+  const char *text;
+  uint32_t bits;
+  int inf;
+} g_oracle[] = {
+#define ORACLE(t, b, i) {t, b, i},
+#include "f32_oracle.inc"
+#undef ORACLE
+};
+
+/* Each text of the rational-arithmetic oracle (tests/gen_f32_oracle.py) alone, then all
+ * the finite ones in one array, compact and pretty-printed. */
+static void test_oracle(void **state) {
+  (void)state;
+  embd_openai_embeddings e;
+  embd_openai_init(&e);
+  embd_error err;
+  size_t n = sizeof g_oracle / sizeof *g_oracle, bad = 0, fin = 0;
+  sbuf b = {0};
+  for (size_t i = 0; i < n; i++) {
+    b.n = 0;
+    sb_printf(&b, "{\"data\":[{\"index\":0,\"embedding\":[%s]}]}", g_oracle[i].text);
+    embd_result r = embd_openai_decode(&e, b.p, b.n, NULL, &err);
+    if (g_oracle[i].inf) {
+      if (r != EMBD_ERR_OPENAI_SHAPE || !strstr(err.message, "out of the float32 range")) {
+        fprintf(stderr, "%s: want out of range, got %d %s\n", g_oracle[i].text, (int)r, err.message);
+        bad++;
+      }
+      continue;
+    }
+    fin++;
+    if (r != EMBD_OK || f_bits(e.values[0]) != g_oracle[i].bits) {
+      fprintf(stderr, "%s: want %08x, got %d %08x %s\n", g_oracle[i].text, (unsigned)g_oracle[i].bits,
+              (int)r, r == EMBD_OK ? (unsigned)f_bits(e.values[0]) : 0u, r ? err.message : "");
+      bad++;
+    }
+  }
+  assert_int_equal(bad, 0);
+  for (int pretty = 0; pretty < 2; pretty++) {
+    b.n = 0;
+    sb_printf(&b, pretty ? "{\n  \"data\": [\n    {\n      \"embedding\": [\n"
+                         : "{\"data\":[{\"embedding\":[");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+      if (!g_oracle[i].inf)
+        sb_printf(&b, pretty ? "%s        %s" : "%s%s", k++ ? (pretty ? ",\n" : ",") : "", g_oracle[i].text);
+    sb_printf(&b, pretty ? "\n      ],\n      \"index\": 0\n    }\n  ]\n}\n" : "],\"index\":0}]}");
+    assert_int_equal(embd_openai_decode(&e, b.p, b.n, NULL, &err), EMBD_OK);
+    assert_int_equal(e.dims, fin);
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+      if (!g_oracle[i].inf) assert_int_equal(f_bits(e.values[k++]), g_oracle[i].bits);
+  }
+  free(b.p);
+  embd_openai_free(&e);
+}
+
+/* A random JSON number of one of the shapes servers and scripts print. */
+static void random_number(char *t, size_t cap) {
+  char dig[48];
+  size_t nd = (size_t[]){1, 3, 7, 8, 9, 12, 17, 19, 20, 24, 40}[tu_range(&g_rng, 0, 10)];
+  for (size_t i = 0; i < nd; i++) dig[i] = (char)('0' + tu_range(&g_rng, 0, 9));
+  dig[nd] = 0;
+  const char *d = dig;
+  while (d[0] == '0' && d[1]) d++; /* no leading zeros in the integer part */
+  size_t len = strlen(d), cut = tu_range(&g_rng, 0, len);
+  int neg = (int)tu_range(&g_rng, 0, 1);
+  int w;
+  if (cut == 0) w = snprintf(t, cap, "%s0.%s", neg ? "-" : "", d);
+  else if (cut == len) w = snprintf(t, cap, "%s%s", neg ? "-" : "", d);
+  else w = snprintf(t, cap, "%s%.*s.%s", neg ? "-" : "", (int)cut, d, d + cut);
+  if (tu_range(&g_rng, 0, 2) == 0)
+    snprintf(t + w, cap - (size_t)w, "%c%s%d", "eE"[tu_range(&g_rng, 0, 1)],
+             (const char *[]){"", "+", "-"}[tu_range(&g_rng, 0, 2)], (int)tu_range(&g_rng, 0, 50));
+}
+
+/* glibc's strtof (correctly rounded) as a second, independent oracle over random texts:
+ * arrays of 1000 numbers, so the in-array fast path is what runs. */
+static void test_strtof_oracle(void **state) {
+  (void)state;
+  embd_openai_embeddings e;
+  embd_openai_init(&e);
+  embd_error err;
+  sbuf b = {0};
+  char (*texts)[80] = malloc(1000 * sizeof *texts);
+  assert_non_null(texts);
+  size_t rounds = tu_scaled(300, 20), checked = 0;
+  for (size_t r = 0; r < rounds; r++) {
+    b.n = 0;
+    sb_printf(&b, "{\"data\":[{\"index\":0,\"embedding\":[");
+    for (size_t i = 0; i < 1000; i++) {
+      float f;
+      do {
+        random_number(texts[i], sizeof texts[i]);
+        f = strtof(texts[i], NULL);
+      } while (isinf(f));
+      sb_printf(&b, "%s%s", i ? (r & 1 ? ", " : ",") : "", texts[i]);
+    }
+    sb_printf(&b, "]}]}");
+    assert_int_equal(embd_openai_decode(&e, b.p, b.n, NULL, &err), EMBD_OK);
+    for (size_t i = 0; i < 1000; i++) {
+      float f = strtof(texts[i], NULL);
+      if (f_bits(e.values[i]) != f_bits(f)) {
+        fprintf(stderr, "%s: strtof %08x, embd %08x\n", texts[i], (unsigned)f_bits(f),
+                (unsigned)f_bits(e.values[i]));
+        fail();
+      }
+      checked++;
+    }
+  }
+  printf("test_strtof_oracle: %zu numbers agree with strtof\n", checked);
+  free(texts);
+  free(b.p);
+  embd_openai_free(&e);
+}
+
+/* ---- strict JSON: every fault is an error at its byte ------------------------------------ */
+
+/* doc must fail with EMBD_ERR_OPENAI_JSON at the first byte of `at` (a substring of doc)
+ * plus delta, with msg_part in the message. */
+static void expect_json_at(const char *doc, size_t len, const char *at, size_t delta,
+                           const char *msg_part) {
+  embd_openai_embeddings e;
+  embd_openai_init(&e);
+  embd_error err;
+  embd_result r = embd_openai_decode(&e, doc, len, NULL, &err);
+  const char *hit = at ? strstr(doc, at) : doc + len;
+  assert_non_null(hit);
+  size_t want = (size_t)(hit - doc) + delta;
+  char body[48];
+  snprintf(body, sizeof body, "(body byte %zu)", want);
+  if (r != EMBD_ERR_OPENAI_JSON || err.offset != want || !strstr(err.message, body) ||
+      (msg_part && !strstr(err.message, msg_part))) {
+    fprintf(stderr, "doc %.200s\n  got %d at %zu (%s), want JSON at %zu with \"%s\"\n", doc, (int)r,
+            err.offset, err.message, want, msg_part ? msg_part : "");
+    fail();
+  }
+  assert_int_equal(e.count, 0);
+  embd_openai_free(&e);
+}
+
+#define ITEM "{\"index\":0,\"embedding\":[1,2]}"
+#define DOC(before, inside) "{" before "\"data\":[{" inside "\"index\":0,\"embedding\":[1,2]}]}"
+
+static void test_strict_json(void **state) {
+  (void)state;
+  static const struct {
+    const char *doc, *at;
+    size_t delta;
+    const char *msg;
+  } cases[] = {
+      /* the bodies the exactness issue found decoded as valid */
+      {DOC("\"extra\":[1,,2],", ""), ",2]", 0, "expected a value, found ','"},
+      {DOC("", "\"object\":[1,,2],"), ",2]", 0, "expected a value"},
+      {DOC("\"x\":{\"a\":1,,\"b\":2},", ""), ",\"b\"", 0, "expected a string key"},
+      {DOC("\"x\":{\"a\" 1},", ""), "1},", 0, "expected ':'"},
+      {DOC("\"x\":tru,", ""), "tru", 0, "invalid literal"},
+      {DOC("\"x\":nul,", ""), "nul", 0, "invalid literal"},
+      {DOC("\"x\":-,", ""), "-,", 1, "'-' without digits"},
+      {DOC("\"extra\":01,", ""), "01", 0, "leading zero"},
+      {DOC("\"extra\":\"\\x41\",", ""), "\\x41", 0, "invalid escape \\x"},
+      /* more of the grammar */
+      {DOC("\"x\":[1,2,],", ""), "],", 0, "expected a value, found ']'"},
+      {DOC("\"x\":{\"a\":1,},", ""), "},", 0, "expected a string key"},
+      {DOC("\"x\":{'a':1},", ""), "'a'", 0, "expected a string key"},
+      {DOC("\"x\":+1,", ""), "+1", 0, "expected a value, found '+'"},
+      {DOC("\"x\":.5,", ""), ".5", 0, "expected a value"},
+      {DOC("\"x\":1.,", ""), "1.,", 2, "no digit after a decimal point"},
+      {DOC("\"x\":1e+,", ""), "1e+", 3, "no digit in a number's exponent"},
+      {DOC("\"x\":NaN,", ""), "NaN", 0, "expected a value, found 'N'"},
+      {DOC("\"x\":Infinity,", ""), "Infinity", 0, "expected a value"},
+      {DOC("\"x\":truex,", ""), "x,", 0, "expected ',' or '}'"},
+      {DOC("\"x\":[1 2],", ""), "2]", 0, "expected ',' or ']'"},
+      {DOC("\"x\":\"a\\u12\",", ""), "\\u12", 0, "four hex digits"},
+      {DOC("\"x\":\"\\ud800\",", ""), "\\ud800", 0, "unpaired surrogate"},
+      {DOC("\"x\":\"\\udc00\",", ""), "\\udc00", 0, "unpaired low surrogate"},
+      {DOC("\"x\":\"\\ud800\\u0041\",", ""), "\\ud800", 0, "unpaired surrogate"},
+      {DOC("\"x\":\"a\tb\",", ""), "\tb", 0, "raw control byte 0x09"},
+      {DOC("\"x\":\"\xc0\x80\",", ""), "\xc0", 0, "invalid UTF-8 (byte 0xc0)"},
+      {DOC("\"x\":\"\xed\xa0\x80\",", ""), "\xed", 0, "invalid UTF-8 (byte 0xed)"},
+      {DOC("\"x\":\"\xf5\x80\x80\x80\",", ""), "\xf5", 0, "invalid UTF-8"},
+      {DOC("\"x\":\"\xe2\x82\",", ""), "\xe2", 0, "invalid UTF-8"},
+      {DOC("\"x\":\"\x80\",", ""), "\x80", 0, "invalid UTF-8"},
+      {DOC("\"model\":\"a\x01z\",", ""), "\x01", 0, "raw control byte 0x01"},
+      {DOC("", "\"extra\":[1,,2],"), ",2]", 0, "data[0]: expected a value"},
+      {"{\"data\":[" ITEM "], \"usage\":{\"prompt_tokens\":1,,\"total_tokens\":1}}", ",\"total", 0,
+       "usage: expected a string key"},
+      {"{\"data\":[" ITEM "]}x", "]}x", 2, "content after the body's closing '}'"},
+      {"{\"data\":[" ITEM "]}}", "]}}", 2, "content after"},
+      {"{\"data\":[" ITEM "]} {}", " {}", 1, "content after"},
+      {"{\"data\":[" ITEM "],}", ",}", 1, "expected a string key"},
+      {"{\"data\":[" ITEM ",]}", ",]}", 1, "expected a value, found ']'"},
+      {"{\"data\":[{\"index\":0,\"embedding\":\"AAC\x01Pw==\"}]}", "\x01", 0, "raw control byte"},
+      {"{\"data\":[{\"index\":0,\"embedding\":\"AACAP\xff==\"}]}", "\xff", 0, "invalid UTF-8"},
+      {"{\"data\":[{\"index\":0,\"embedding\":[1,2,]}]}", "]}]", 0, "embedding[2]: expected a value"},
+      {"{\"data\":[{\"index\":0,\"embedding\":[1;2]}]}", ";", 0, "expected ',' or ']'"},
+      {"{\"data\":[{\"index\":01,\"embedding\":[1]}]}", "01", 0, "data[0].index: a number with a leading zero"},
+      {"\xef\xbb\xbf\xef\xbb\xbf{\"data\":[]}", "\xef\xbb\xbf{", 0, "expected a value, found byte 0xef"},
+      {"\xfe\xff{\"data\":[]}", NULL, 0, "expected a value, found byte 0xfe"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const char *at = cases[i].at;
+    size_t delta = cases[i].delta;
+    if (i + 1 == sizeof cases / sizeof *cases) at = cases[i].doc; /* UTF-16 BOM at byte 0 */
+    expect_json_at(cases[i].doc, strlen(cases[i].doc), at, delta, cases[i].msg);
+  }
+  /* A truncated body: the error is at its end, and says the body ended. */
+  const char *whole = "{\"data\":[{\"index\":0,\"embedding\":[1.5,2]}],\"model\":\"m\"}";
+  for (size_t cut = 0; cut < strlen(whole); cut++) {
+    char *c = malloc(cut + 1);
+    memcpy(c, whole, cut);
+    c[cut] = 0;
+    embd_openai_embeddings e;
+    embd_openai_init(&e);
+    embd_error err;
+    embd_result r = embd_openai_decode(&e, c, cut, NULL, &err);
+    assert_int_not_equal(r, EMBD_OK);
+    if (r == EMBD_ERR_OPENAI_JSON) {
+      assert_int_equal(err.offset, cut);
+      assert_true(strstr(err.message, "ends") != NULL);
+    }
+    embd_openai_free(&e);
+    free(c);
+  }
+  /* Nesting: 1024 levels are JSON, 1025 are refused at the 1025th bracket. */
+  for (size_t depth = 1023; depth <= 1025; depth++) {
+    sbuf b = {0};
+    sb_printf(&b, "{\"x\":");
+    for (size_t i = 0; i < depth; i++) sb_printf(&b, "[");
+    for (size_t i = 0; i < depth; i++) sb_printf(&b, "]");
+    sb_printf(&b, ",\"data\":[]}");
+    embd_openai_embeddings e;
+    embd_openai_init(&e);
+    embd_error err;
+    embd_result r = embd_openai_decode(&e, b.p, b.n, NULL, &err);
+    if (depth <= 1024) {
+      assert_int_equal(r, EMBD_OK);
+    } else {
+      assert_int_equal(r, EMBD_ERR_OPENAI_JSON);
+      assert_int_equal(err.offset, 5 + 1024);
+      assert_non_null(strstr(err.message, "nested deeper than 1024"));
+    }
+    embd_openai_free(&e);
+    free(b.p);
+  }
+}
+
+/* Invalid UTF-8 far into a big body is reported at its byte, not at byte 0. */
+static void test_fault_far_away(void **state) {
+  (void)state;
+  size_t n = tu_scaled(50000000, 2000000);
+  sbuf b = {0};
+  sb_printf(&b, "{\"data\":[" ITEM "],\"note\":\"");
+  size_t s0 = b.n;
+  b.p = realloc(b.p, s0 + n + 64);
+  assert_non_null(b.p);
+  memset(b.p + s0, 'a', n);
+  size_t bad = s0 + n - 7;
+  b.p[bad] = (char)0xFF;
+  memcpy(b.p + s0 + n, "\"}", 3);
+  b.n = s0 + n + 2;
+  embd_openai_embeddings e;
+  embd_openai_init(&e);
+  embd_error err;
+  assert_int_equal(embd_openai_decode(&e, b.p, b.n, NULL, &err), EMBD_ERR_OPENAI_JSON);
+  assert_int_equal(err.offset, bad);
+  assert_non_null(strstr(err.message, "invalid UTF-8 (byte 0xff)"));
+  b.p[bad] = 'a';
+  assert_int_equal(embd_openai_decode(&e, b.p, b.n, NULL, &err), EMBD_OK);
+  assert_int_equal(e.count, 1);
+  free(b.p);
+  embd_openai_free(&e);
+}
+
+/* The BOM, escaped keys, and the model name rule (at most 127 bytes, cut at a character
+ * boundary or at U+0000, model_truncated set when cut). */
+static void test_bom_keys_model(void **state) {
+  (void)state;
+  embd_openai_embeddings e;
+  embd_openai_init(&e);
+  embd_error err;
+  assert_int_equal(dec(&e, "\xef\xbb\xbf{\"data\":[" ITEM "]}", NULL, &err), EMBD_OK);
+  assert_int_equal(e.count, 1);
+  assert_int_equal(dec(&e, " \xef\xbb\xbf{\"data\":[]}", NULL, &err), EMBD_ERR_OPENAI_JSON);
+  assert_int_equal(err.offset, 1);
+  assert_int_equal(dec(&e, "{\"d\\u0061ta\":[{\"ind\\u0065x\":0,\"\\u0065mbedding\":[3]}],"
+                           "\"mod\\u0065l\":\"\\u00e9\"}",
+                       NULL, &err),
+                   EMBD_OK);
+  assert_int_equal(e.count, 1);
+  assert_string_equal(e.model, "\xc3\xa9");
+  assert_int_equal(dec(&e, "{\"model\":\"ab\\u0000cd\",\"data\":[]}", NULL, &err), EMBD_OK);
+  assert_string_equal(e.model, "ab");
+  assert_int_equal(e.model_truncated, 1);
+  static const struct {
+    size_t ascii;
+    const char *tail;
+    size_t want;
+    int cut;
+  } m[] = {
+      {127, "", 127, 0},        {128, "", 127, 1},           {126, "\xc3\xa9", 126, 1},
+      {125, "\xc3\xa9", 127, 0}, {125, "\xe2\x82\xac", 125, 1}, {124, "\xe2\x82\xac", 127, 0},
+      {124, "\xf0\x9f\x98\x80", 124, 1}, {123, "\xf0\x9f\x98\x80", 127, 0},
+      {120, "\\u20ac\\u20ac\\u20ac", 126, 1},
+  };
+  for (size_t i = 0; i < sizeof m / sizeof *m; i++) {
+    sbuf b = {0};
+    sb_printf(&b, "{\"model\":\"");
+    for (size_t k = 0; k < m[i].ascii; k++) sb_printf(&b, "x");
+    sb_printf(&b, "%s\",\"data\":[]}", m[i].tail);
+    assert_int_equal(dec(&e, b.p, NULL, &err), EMBD_OK);
+    if (strlen(e.model) != m[i].want || e.model_truncated != m[i].cut) {
+      fprintf(stderr, "model case %zu: %zu bytes cut %d, want %zu cut %d\n", i, strlen(e.model),
+              e.model_truncated, m[i].want, m[i].cut);
+      fail();
+    }
+    free(b.p);
+  }
   embd_openai_free(&e);
 }
 
@@ -628,6 +957,9 @@ int main(void) {
       cmocka_unit_test(test_usage_and_model),  cmocka_unit_test(test_huge),
       cmocka_unit_test(test_truncation),       cmocka_unit_test(test_garbage),
       cmocka_unit_test(test_input_untouched),  cmocka_unit_test(test_append),
+      cmocka_unit_test(test_oracle),           cmocka_unit_test(test_strtof_oracle),
+      cmocka_unit_test(test_strict_json),      cmocka_unit_test(test_fault_far_away),
+      cmocka_unit_test(test_bom_keys_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

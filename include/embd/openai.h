@@ -8,52 +8,65 @@
  *   // e.values[i * e.dims + j]: component j of the vector of input i
  *   embd_openai_free(&e);
  *
- * The body is parsed with simdjson (on-demand); the library is built with it when
- * EMBD_WITH_OPENAI is ON (the default). Built without it, decode/append return
+ * The decoder is built when EMBD_WITH_OPENAI is ON (the default; it needs a C++ compiler
+ * and Debian's libfast-float-dev). Built without it, decode/append return
  * EMBD_ERR_OPENAI_UNAVAILABLE.
  *
- * What is read (other fields, e.g. "object", are skipped: checked for JSON structure only):
+ * The body must be JSON as RFC 8259 defines it, all of it: fields the decoder does not
+ * read (e.g. "object", anything a server adds) are checked as strictly as the ones it
+ * reads, so a body with a fault anywhere (a trailing or doubled comma, a missing ':',
+ * "tru", "01", "-", NaN, an invalid escape, an unpaired \uD800, a raw control byte or
+ * invalid UTF-8 in a string, nesting deeper than 1024, anything after the closing '}') is
+ * EMBD_ERR_OPENAI_JSON at the byte of the fault. A UTF-8 byte order mark (EF BB BF) at
+ * byte 0 is skipped (RFC 8259 section 8.1 lets a parser ignore one; some HTTP stacks add
+ * one); anywhere else, or a UTF-16 one, is a JSON error. Keys are compared after
+ * unescaping ("d\u0061ta" is "data"). The first fault in body order is the one reported.
+ *
+ * What is read:
  *   {"data": [{"index": <int>, "embedding": <vector>}, ...],
  *    "model": <string>, "usage": {"prompt_tokens": <int>, "total_tokens": <int>}}
  * Each data[] item's `embedding` is decoded by its shape (the request's encoding_format
  * is not needed):
- *   - an array whose every element is a JSON number: the vector. Each number is the float32
- *     nearest its decimal text (round-to-nearest-even, rounded once: parsed as a double
- *     and narrowed; when the double lands exactly on a midpoint between two floats the
- *     text is re-read as a float with std::from_chars, so no double rounding). A number
- *     beyond the float32 range (it would round to infinity) is EMBD_ERR_OPENAI_SHAPE.
+ *   - an array whose every element is a JSON number: the vector. Each number becomes the
+ *     float32 nearest its decimal text, rounded once (to nearest, ties to even), whatever
+ *     its form and digit count ("0.50000000000000000000" is 0.5, 800 digits are fine):
+ *     a correctly rounded double for the common texts (at most 19 digits, exponent within
+ *     +-22) narrowed when it is not on a float midpoint, fast_float's exact from_chars<float>
+ *     for the rest. A number whose nearest float32 is an infinity (at or above
+ *     3.4028235677973366e38, the midpoint between FLT_MAX and 2^128, 1e400 included) is
+ *     EMBD_ERR_OPENAI_SHAPE "... is out of the float32 range"; one below half the smallest
+ *     subnormal becomes +-0 (1e-400 is 0), as rounding says.
  *   - a string: base64 (RFC 4648, strict, padded) of little-endian float32 values, decoded
  *     with embd_base64_decode_f32 straight into the output row. Invalid base64 or a
- *     decoded length that is not a multiple of 4 keeps its EMBD_ERR_BASE64_* code. A
- *     string containing JSON escapes (e.g. "\/", as PHP writes '/') is unescaped first and
- *     then decoded: same vector.
+ *     decoded length that is not a multiple of 4 keeps its EMBD_ERR_BASE64_* code (unless
+ *     the string is not valid JSON either: then EMBD_ERR_OPENAI_JSON). A string
+ *     containing JSON escapes (e.g. "\/", as PHP writes '/') is unescaped first and then
+ *     decoded: same vector.
  *   - anything else (null, number, bool, object, an array holding a non-number, an empty
  *     array or string): EMBD_ERR_OPENAI_SHAPE.
  * Vectors are placed by data[].index (0 .. n-1 for n items), not by array position: a
  * missing, non-integer, duplicate or out-of-range index is EMBD_ERR_OPENAI_INDEX. All
  * vectors have one dimensionality (EMBD_ERR_OPENAI_DIMS otherwise, or above max_dims).
  * An empty data array decodes to count 0 (unless expected_count says otherwise).
- * `model` missing or not a string: model "" (not an error); longer than 127 bytes: cut
- * at 127 bytes (model_truncated = 1). A missing or malformed `usage` (not an object,
- * prompt_tokens / total_tokens missing or not non-negative integers) is reported as
- * absent (has_usage = 0), not as an error.
+ * `model` missing or not a string: model "" (not an error). A string is unescaped and
+ * kept whole when it has at most 127 bytes and no U+0000; otherwise it is cut, at a
+ * U+0000 or to the longest prefix of at most 127 bytes that ends at a UTF-8 character
+ * boundary, and model_truncated = 1 ("ab\u0000cd" gives "ab", cut). A missing or
+ * malformed `usage` (not an object, prompt_tokens / total_tokens missing or not
+ * non-negative integers) is reported as absent (has_usage = 0), not as an error.
  *
  * Errors: on any error e holds no vectors (count = dims = 0, model "", has_usage 0):
- * never a partial result. err->offset is a byte offset into the body and err->message
- * names the item and place, e.g.
+ * never a partial result. err->offset is a byte offset into the body (the body's length
+ * when it ends too early) and err->message names the item and place, e.g.
  *   "data[3].embedding: base64: invalid character '*' at 17 (body byte 1234)"
- *   "data[2].embedding[5]: not a number (body byte 880)"
+ *   "data[2].embedding[5]: not a number (it is a string) (body byte 880)"
  *   "data[1].index: 7 out of range (3 items) (body byte 412)"
- *   "JSON: TAPE_ERROR: ... (body byte 57)"
+ *   "JSON: body: expected ',' or '}' after an object member (body byte 57)"
+ *   "JSON: data[0]: invalid UTF-8 (byte 0xff) in a string (body byte 50000046)"
  * data[k] is the k-th item of the data array (0-based), whatever its index says.
  *
- * The input is never modified. simdjson reads up to 64 bytes (SIMDJSON_PADDING) past the
- * end of the JSON (their content does not matter): set options.padding to the number of
- * readable bytes the caller guarantees after json[len]. With less than 64, the body is
- * parsed in place when those 64 bytes lie in the same 4 KiB block as its last byte (a
- * read there cannot fault), and otherwise first copied into a padded buffer the decoder
- * keeps (and reuses) in e. Sanitizer builds of the library always copy; so should a
- * caller who runs it under valgrind: set padding only when it is true.
+ * The input is never modified and never read past json[len] (options.padding is no
+ * longer needed and is ignored; it stays for binary compatibility). Nothing is copied.
  *
  * Not thread-safe per object: one embd_openai_embeddings (it holds the parser) must not be
  * used by two threads at once; distinct objects are independent.
@@ -72,8 +85,8 @@ typedef struct embd_openai_options {
   size_t expected_count; /* 0 = any; else exactly this many vectors (EMBD_ERR_OPENAI_COUNT);
                             for append: this response's own count */
   uint32_t max_dims;     /* 0 = no limit; above: EMBD_ERR_OPENAI_DIMS */
-  size_t padding;        /* readable bytes after json[len] the caller guarantees (>= 64 to
-                            parse in place; less: the body is copied) */
+  size_t padding;        /* ignored (the decoder never reads past json[len]); kept so that
+                            the struct keeps its layout */
 } embd_openai_options;
 
 typedef struct embd_openai_embeddings {

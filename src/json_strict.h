@@ -1,0 +1,86 @@
+/* Strict RFC 8259 JSON, piece by piece, over a byte range that is never read past.
+ *
+ * The decoders that walk a JSON text themselves (openai.cc) use these for everything they
+ * do not consume, so a body is valid JSON wherever its fault sits; embd_json_validate
+ * checks a whole text the same way. Every function takes the position of a token and
+ * returns the position just past it, or NULL after recording the first fault (its byte
+ * and a message naming what is wrong) in the embd_json. Not installed.
+ *
+ * What strict means here: the grammar of RFC 8259 exactly (no comments, no trailing
+ * commas, no single quotes, no leading zeros or '+', no NaN/Infinity, only the six
+ * two-character escapes and \uXXXX), strings of well-formed UTF-8 (RFC 3629: no
+ * overlongs, no surrogates, nothing above U+10FFFF) without raw control bytes, \u escapes
+ * naming a surrogate only as a high-low pair (an unpaired one cannot become UTF-8), and
+ * nesting at most EMBD_JSON_MAX_DEPTH deep. A leading UTF-8 byte order mark is the
+ * caller's decision (RFC 8259 section 8.1 lets a parser ignore one). */
+#ifndef EMBD_JSON_STRICT_H
+#define EMBD_JSON_STRICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fail.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define EMBD_JSON_MAX_DEPTH 1024
+
+typedef struct embd_json {
+  const uint8_t *base, *end; /* the text; offsets are from base */
+  const uint8_t *fault_at;   /* the first fault's byte (end: the text ended early) */
+  char fault[96];            /* what is wrong there, e.g. "expected ',' or ']'" */
+} embd_json;
+
+static inline void embd_json_init(embd_json *j, const void *text, size_t len) {
+  j->base = (const uint8_t *)text;
+  j->end = j->base + len;
+  j->fault_at = NULL;
+  j->fault[0] = 0;
+}
+
+/* Records a fault at p (the first one wins) and returns NULL. */
+EMBD_INTERNAL const uint8_t *embd_json_fault(embd_json *j, const uint8_t *p, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The byte offset of the recorded fault. */
+static inline size_t embd_json_fault_offset(const embd_json *j) {
+  return (size_t)((j->fault_at ? j->fault_at : j->end) - j->base);
+}
+
+/* Past JSON whitespace (space, tab, LF, CR). */
+static inline const uint8_t *embd_json_ws(const uint8_t *p, const uint8_t *end) {
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+  return p;
+}
+
+/* A string; p at its opening '"'. *escapes (may be NULL) tells whether it holds a '\\'. */
+EMBD_INTERNAL const uint8_t *embd_json_string(embd_json *j, const uint8_t *p, int *escapes);
+
+/* A number's grammar; p at its first byte. */
+EMBD_INTERNAL const uint8_t *embd_json_number(embd_json *j, const uint8_t *p);
+
+/* Any value, containers included (each nesting level counts towards the depth limit);
+ * p at its first byte (not whitespace). */
+EMBD_INTERNAL const uint8_t *embd_json_value(embd_json *j, const uint8_t *p);
+
+/* The value at p and, when it is valid, a word for its type ("null", "a boolean", "a
+ * number", "a string", "an array", "an object"); NULL (fault recorded) when not valid.
+ * For the shape errors of a decoder: a valid value of the wrong type is a shape error, an
+ * invalid one a JSON error. *past (may be NULL) gets the position after it. */
+EMBD_INTERNAL const char *embd_json_type_of(embd_json *j, const uint8_t *p, const uint8_t **past);
+
+/* The content of a valid string (between its quotes, [p, q)) with escapes decoded to
+ * UTF-8: writes at most cap bytes to out and returns the whole decoded length. */
+EMBD_INTERNAL size_t embd_json_unescape(const uint8_t *p, const uint8_t *q, uint8_t *out, size_t cap);
+
+/* A whole text: whitespace, one value, whitespace, the end. allow_bom: a leading UTF-8
+ * byte order mark (EF BB BF) is skipped. Returns 0, or -1 with the fault recorded. */
+EMBD_INTERNAL int embd_json_validate(embd_json *j, int allow_bom);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
