@@ -14,6 +14,7 @@
 
 #include "embd/codec.h"
 #include "fail.h"
+#include "json_strict.h"
 
 extern "C" embd_result embd_codec_ready_check_(const embd_codec_ready *r, embd_error *err);
 
@@ -85,6 +86,15 @@ size_t key_offset(const char *json, size_t len, const char *name) {
 embd_result parse(const char *what, const field *fields, size_t nfields, const char *json,
                   size_t len, void *out, void **storage, embd_error *err) {
   if (!json && len) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL json");
+  // The strict pass first: simdjson's DOM parser rejects the same texts but says neither
+  // where nor (for its first stage) what; a handshake is small, the pass costs nothing.
+  embd_json j;
+  embd_json_init(&j, json ? json : "", len);
+  if (embd_json_validate(&j, 0) != 0) {
+    size_t at = embd_json_fault_offset(&j);
+    return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: malformed JSON: %s (payload byte %zu)", what,
+                     j.fault, at);
+  }
   dom::parser parser;
   dom::element doc;
   error_code e = parser.parse(json ? json : "", len).get(doc);

@@ -14,6 +14,7 @@
 
 #include "embd/codec.h"
 #include "fail.h"
+#include "json_strict.h"
 #include "tokmap_internal.h"
 
 namespace {
@@ -242,6 +243,14 @@ struct loader {
   }
 
   embd_result parse() {
+    // The strict pass first: the on-demand walk below skips what it does not read and
+    // reports its first stage's errors at byte 0; this names the fault and its byte.
+    embd_json j;
+    embd_json_init(&j, buf, len);
+    if (embd_json_validate(&j, 0) != 0) {
+      size_t at = embd_json_fault_offset(&j);
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "malformed JSON: %s (map byte %zu)", j.fault, at);
+    }
     if (auto ec = parser.iterate(buf, len, len + SIMDJSON_PADDING).get(doc)) {
       if (ec == MEMALLOC) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory parsing the map");
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0, "malformed JSON: %s (map byte 0)", error_message(ec));

@@ -751,6 +751,26 @@ static void test_hello(void **state) {
   assert_string_equal(p.accept_encoding.v[2], "gzip");
   assert_int_equal(p.accept_latent_spaces.n, 0);
   embd_codec_hello_free(&p);
+  /* Malformed JSON anywhere, unknown fields included: the fault's byte and what it is. */
+  static const struct {
+    const char *json;
+    size_t at;
+    const char *msg;
+  } bad_json[] = {
+      {"{\"codec_version\":\"0.5\",\"future\":[1,,2]}", 35, "expected a value, found ','"},
+      {"{\"codec_version\":\"0.5\",\"x\":tru}", 27, "invalid literal"},
+      {"{\"codec_version\":\"0.5\"} x", 24, "content after the end"},
+      {"{\"codec_version\":\"0.5\"", 22, "the text ends inside an object"},
+      {"{\"codec_version\":\"0.\x01\"}", 20, "raw control byte 0x01"},
+  };
+  for (size_t i = 0; i < sizeof bad_json / sizeof *bad_json; i++) {
+    assert_int_equal(embd_codec_hello_parse(bad_json[i].json, strlen(bad_json[i].json), &p, &err),
+                     EMBD_ERR_CODEC_HANDSHAKE);
+    if (err.offset != bad_json[i].at || !strstr(err.message, bad_json[i].msg)) {
+      fprintf(stderr, "%s: got %zu %s\n", bad_json[i].json, err.offset, err.message);
+      fail();
+    }
+  }
   /* Absent codec_version is allowed (a pre-0.4 client); an empty object too. */
   OK(embd_codec_hello_parse("{\"accept_tokenizers\":[\"a\"]}", 27, &p, &err));
   assert_null(p.codec_version);

@@ -165,7 +165,7 @@ static const struct {
     {"{\"id\":\"x\",\"version\":\"1\",\"vocab_size\":256,\"tokens\":{\"17\":\"x\",\"300\":\"y\"}}", EMBD_ERR_MAP_SCHEMA, "tokens[\"300\"]: id 300 >= vocab_size 256"},
     {"{\"id\":\"x\",\"version\":\"1\",\"vocab_size\":4,\"tokens\":{\"4\":\"x\"}}", EMBD_ERR_MAP_SCHEMA, "tokens[\"4\"]: id 4 >= vocab_size 4"},
     {"{\"id\":\"x\",\"version\":\"1\",\"vocab_size\":4,\"tokens\":{\"1\":\"x\",\"2\":\"y\",\"1\":\"z\"}}", EMBD_ERR_MAP_SCHEMA, "tokens[\"1\"]: id appears twice"},
-    {"{\"id\":\"x\",\"version\":\"1\",\"vocab_size\":4,\"tokens\":{\"1\":\"\\ud800\"}}", EMBD_ERR_MAP_SCHEMA, "tokens[\"1\"]"},
+    {"{\"id\":\"x\",\"version\":\"1\",\"vocab_size\":4,\"tokens\":{\"1\":\"\\ud800\"}}", EMBD_ERR_MAP_SCHEMA, "unpaired surrogate \\uD800 (no low surrogate after it) (map byte 54)"},
     {"{\"id\":\"x\",\"version\":\"1\",\"vocab_size\":4," BASE_TOKENS ",\"special_tokens\":[]}", EMBD_ERR_MAP_SCHEMA, "special_tokens: not an object"},
     {"{\"id\":\"x\",\"version\":\"1\",\"vocab_size\":4," BASE_TOKENS ",\"special_tokens\":{\"eos\":\"1\"}}", EMBD_ERR_MAP_SCHEMA, "special_tokens[\"eos\"]: not an integer"},
     {"{\"id\":\"x\",\"version\":\"1\",\"vocab_size\":4," BASE_TOKENS ",\"special_tokens\":{\"eos\":-1}}", EMBD_ERR_MAP_SCHEMA, "special_tokens[\"eos\"]: -1 is negative"},
