@@ -136,25 +136,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ok > n) die("npy_convert index");
     for (size_t k = 0; k < ok; k++) {
       const uint8_t *p = src + k * whole.elsize;
-      uint8_t le[8];
+      /* The element's value from its bytes by arithmetic, so the check holds on a host of
+       * either byte order. */
       const int be = whole.dtype == NPY_F4BE || whole.dtype == NPY_F8BE;
-      for (size_t b = 0; b < whole.elsize; b++) le[b] = be ? p[whole.elsize - 1 - b] : p[b];
+      uint64_t v = 0;
+      for (size_t b = 0; b < whole.elsize; b++) v |= (uint64_t)(be ? p[whole.elsize - 1 - b] : p[b]) << (8 * b);
       if (whole.elsize == 4) {
-        if (memcmp(&f[k], le, 4)) die("float32 element not bit-exact");
+        uint32_t got;
+        memcpy(&got, &f[k], 4);
+        if (got != (uint32_t)v) die("float32 element not bit-exact");
       } else {
         double d;
-        memcpy(&d, le, 8);
+        memcpy(&d, &v, 8);
         if (isnan(d) ? !isnan(f[k]) : (fabs(d) <= 3.4028234663852886e38 && f[k] != (float)d))
           die("float64 element converts wrongly");
       }
     }
     if (ok < n) { /* only a double beyond float32 */
       const uint8_t *p = src + ok * 8;
-      uint8_t le[8];
       const int be = whole.dtype == NPY_F8BE;
-      for (size_t b = 0; b < 8; b++) le[b] = be ? p[7 - b] : p[b];
+      uint64_t v = 0;
+      for (size_t b = 0; b < 8; b++) v |= (uint64_t)(be ? p[7 - b] : p[b]) << (8 * b);
       double d;
-      memcpy(&d, le, 8);
+      memcpy(&d, &v, 8);
       if (!(isfinite(d) && fabs(d) > 3.4028234663852886e38)) die("npy_convert stopped at an in-range value");
     }
   }
