@@ -3,8 +3,17 @@
  * numbers come out on every run of the same build on the same machine (up to noise).
  *
  * Timing: each case runs back to back for at least `min_ms`, in `rounds` rounds; the
- * fastest round counts (the least disturbed one). One thread, no pinning: for stable
- * numbers run it as `taskset -c 1 embd bench`. */
+ * median round counts (the fastest one rewards a lucky round, and a swing between runs
+ * hides in it). One thread, no pinning: for stable numbers run it as
+ * `taskset -c 1 embd bench`.
+ *
+ * Placement: every buffer a timed call reads or writes comes from place(): page-aligned
+ * plus a phase, sources at phase 0 and destinations at phase 2048, so that
+ * (dst - src) mod 4096 = 2048 for every pair, on every run whatever the heap did before.
+ * That keeps memcpy (the denominator of every "vs memcpy" ratio) off glibc's rep-movsb
+ * cliff on AMD CPUs (0 < (dst - src) mod 4096 < 32: about 15x slower, glibc bug 30994)
+ * and off 4 KiB aliasing; malloc placed two 64 KiB buffers 16 bytes apart modulo 4096 in
+ * one run and elsewhere in the next (1.9 vs 32 GB/s on one machine). */
 #include "bench.h"
 
 #include <errno.h>
@@ -32,11 +41,41 @@ static double now_ns(void) {
   return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
-/* Best nanoseconds per call of fn(ctx). fn returns non-zero on failure (then -1). */
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* ---- placement ------------------------------------------------------------------------- */
+
+enum { PLACE_SRC = 0, PLACE_DST = 2048 };
+
+/* n bytes at a page boundary + phase; the allocation's start is kept in the page before
+ * (freed by unplace). NULL when out of memory. */
+static void *place(size_t n, size_t phase) {
+  if (n > SIZE_MAX - 3 * 4096) return NULL;
+  const size_t total = (n + phase + 2 * 4096 + 4095) & ~(size_t)4095;
+  uint8_t *base = aligned_alloc(4096, total);
+  if (!base) return NULL;
+  uint8_t *p = base + 4096 + phase;
+  memcpy(p - sizeof base, &base, sizeof base);
+  return p;
+}
+
+static void unplace(void *p) {
+  if (!p) return;
+  void *base;
+  memcpy(&base, (uint8_t *)p - sizeof base, sizeof base);
+  free(base);
+}
+
+/* Median nanoseconds per call of fn(ctx) over the rounds. fn returns non-zero on failure
+ * (then -1). */
 static double time_it(const bench_cfg *c, int (*fn)(void *), void *ctx) {
-  double best = -1;
+  double per_round[64];
+  const int rounds = c->rounds < 64 ? c->rounds : 64;
   if (fn(ctx)) return -1; /* warm-up, and the check that it works */
-  for (int r = 0; r < c->rounds; r++) {
+  for (int r = 0; r < rounds; r++) {
     long n = 0;
     const double t0 = now_ns();
     double t;
@@ -45,10 +84,10 @@ static double time_it(const bench_cfg *c, int (*fn)(void *), void *ctx) {
       n++;
       t = now_ns() - t0;
     } while (t < c->min_ns);
-    const double per = t / (double)n;
-    if (best < 0 || per < best) best = per;
+    per_round[r] = t / (double)n;
   }
-  return best;
+  qsort(per_round, (size_t)rounds, sizeof *per_round, cmp_double);
+  return rounds % 2 ? per_round[rounds / 2] : (per_round[rounds / 2 - 1] + per_round[rounds / 2]) / 2;
 }
 
 /* ---- data ------------------------------------------------------------------------------ */
@@ -166,10 +205,11 @@ typedef struct wire_row {
 static int bench_embeddings(const bench_cfg *cfg, size_t count, size_t dims, wire_row *rows,
                             int *nrows) {
   float *v = malloc(count * dims * sizeof *v);
+  char *src = NULL;
   emb_ctx c;
   memset(&c, 0, sizeof c);
   c.count = count, c.dims = dims;
-  c.out = malloc(count * dims * sizeof *c.out);
+  c.out = place(count * dims * sizeof *c.out, PLACE_DST);
   buf b = {0};
   int rc = -1;
   if (!v || !c.out) goto done;
@@ -178,7 +218,10 @@ static int bench_embeddings(const bench_cfg *cfg, size_t count, size_t dims, wir
   int n = 0;
   for (int form = 0; form < 2; form++) {
     if (make_response(&b, v, count, dims, form)) goto done;
-    c.data = b.p, c.len = b.len;
+    unplace(src);
+    if (!(src = place(b.len, PLACE_SRC))) goto done;
+    memcpy(src, b.p, b.len);
+    c.data = src, c.len = b.len;
     if (embd_openai_decode(&c.oe, c.data, c.len, NULL, NULL) == EMBD_ERR_OPENAI_UNAVAILABLE)
       break; /* built without EMBD_WITH_OPENAI: no JSON rows */
     const double ns = time_it(cfg, run_openai, &c);
@@ -192,16 +235,16 @@ static int bench_embeddings(const bench_cfg *cfg, size_t count, size_t dims, wir
     size_t cap, w;
     const unsigned flags = z ? EMBD_FRAME_ZLIB : 0;
     if (embd_batch_size(count, dims, flags, &cap) != EMBD_OK) goto done;
-    char *f = malloc(cap);
+    char *f = place(cap, PLACE_SRC);
     if (!f) goto done;
     embd_frame_encode_options eo = {flags, 6};
     if (embd_batch_encode_f32(v, count, dims, &eo, f, cap, &w) != EMBD_OK) {
-      free(f);
+      unplace(f);
       goto done;
     }
     c.data = f, c.len = w;
     const double ns = time_it(cfg, run_batch, &c);
-    free(f);
+    unplace(f);
     if (ns < 0) goto done;
     rows[n].name = z ? "EMBD frames, zlib level 6" : "EMBD frames";
     rows[n].bytes = (double)w / (double)count;
@@ -214,7 +257,8 @@ done:
   embd_openai_free(&c.oe);
   free(b.p);
   free(v);
-  free(c.out);
+  unplace(src);
+  unplace(c.out);
   return rc;
 }
 
@@ -314,7 +358,8 @@ static int run_sse(void *p) {
 #endif
 
 static int bench_tokens(const bench_cfg *cfg, size_t count, wire_row *rows, int *nrows) {
-  uint32_t *ids = malloc(count * sizeof *ids), *out = malloc(count * sizeof *out);
+  uint32_t *ids = malloc(count * sizeof *ids), *out = place(count * sizeof *out, PLACE_DST);
+  char *src = NULL;
   size_t *ends = malloc(count * sizeof *ends);
   buf b = {0};
   int n = 0, rc = -1;
@@ -360,7 +405,11 @@ static int bench_tokens(const bench_cfg *cfg, size_t count, wire_row *rows, int 
       ends[i] = b.len;
     }
     if (b.len == 0 && count) continue; /* built without cJSON / the stream modes */
-    c.data = b.p;
+    unplace(src);
+    if (!(src = place(b.len + 1, PLACE_SRC))) goto done;
+    memcpy(src, b.p, b.len);
+    src[b.len] = 0;
+    c.data = src;
     static const char *const names[] = {"JSON-SSE events (cJSON)", "Codec TOKENS frames",
                                         "msgpack stream mode", "protobuf stream mode"};
     int (*const fns[])(void *) = {
@@ -382,7 +431,8 @@ static int bench_tokens(const bench_cfg *cfg, size_t count, wire_row *rows, int 
   rc = 0;
 done:
   free(ids);
-  free(out);
+  unplace(out);
+  unplace(src);
   free(ends);
   free(b.p);
   return rc;
@@ -437,8 +487,8 @@ typedef struct kernel_row {
 static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *nrows) {
   k_ctx c;
   memset(&c, 0, sizeof c);
-  uint8_t *in = malloc(KBYTES), *out = malloc(2 * KBYTES);
-  char *text = malloc(2 * KBYTES);
+  uint8_t *in = place(KBYTES, PLACE_SRC), *out = place(2 * KBYTES, PLACE_DST);
+  char *text = place(2 * KBYTES, PLACE_SRC);
   int n = 0, rc = -1;
   if (!in || !out || !text) goto done;
   uint64_t s = 7;
@@ -474,9 +524,9 @@ static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *n
   *nrows = n;
   rc = 0;
 done:
-  free(in);
-  free(out);
-  free(text);
+  unplace(in);
+  unplace(out);
+  unplace(text);
   return rc;
 }
 
@@ -622,7 +672,7 @@ int embd_cli_bench(int argc, char **argv) {
     }
     printf("]}\n");
   } else {
-    printf("embd %s bench%s: %zu embeddings of %zu dims, seeded; fastest of %d rounds\n\n",
+    printf("embd %s bench%s: %zu embeddings of %zu dims, seeded; median of %d rounds\n\n",
            embd_version(), quick ? " --quick" : "", count, dims, cfg.rounds);
     const int json_base = nemb && emb[0].name[0] == 'O'; /* the JSON float row is first */
     printf("%-30s %14s %10s %14s %10s\n", "embeddings on the wire", "bytes/vector",
