@@ -1,8 +1,8 @@
 /* A JSON number's text -> the float32 nearest it, rounded once (round to nearest, ties to
  * even), at any digit count and exponent. Not installed.
  *
- * Fast path (the numbers embedding servers print: at most 19 significant digits and a
- * decimal exponent within +-22): the significand w < 2^53 and 10^|e| are exact doubles,
+ * Fast path (the numbers embedding servers print: at most 19 digits, leading zeros of
+ * the fraction counted, and a decimal exponent within +-22): the significand w < 2^53 and 10^|e| are exact doubles,
  * so w * 10^e (or w / 10^-e) is one correctly rounded IEEE operation (Clinger). Narrowing
  * that double to float rounds a second time, which can differ from rounding the decimal
  * once only when the double sits exactly on a midpoint between two floats (a midpoint has
@@ -36,6 +36,48 @@ static inline int embd_dec_digit(const uint8_t *p, const uint8_t *end) {
   return p < end && (unsigned)(*p - '0') < 10u;
 }
 
+/* Eight ASCII digits at p (8 readable bytes) as their value in *v, or 0 if not all eight
+ * are digits. SWAR: the bytes as one little-endian word, the digit test on every byte at
+ * once, then pairs, quads and the two halves combined by multiplies (Lemire's method). */
+static inline int embd_dec_eight(const uint8_t *p, uint64_t *v) {
+  uint64_t x;
+  memcpy(&x, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  x = __builtin_bswap64(x);
+#endif
+  /* A byte is a digit iff it is >= '0' and adding 0x46 does not carry into bit 7. */
+  if ((((x + UINT64_C(0x4646464646464646)) | (x - UINT64_C(0x3030303030303030))) &
+       UINT64_C(0x8080808080808080)) != 0)
+    return 0;
+  x -= UINT64_C(0x3030303030303030);
+  x = x * 10 + (x >> 8); /* pairs in bytes 0, 2, 4, 6 */
+  x = (((x & UINT64_C(0x000000FF000000FF)) * (100 + (UINT64_C(1000000) << 32))) +
+       (((x >> 16) & UINT64_C(0x000000FF000000FF)) * (1 + (UINT64_C(10000) << 32)))) >> 32;
+  *v = x;
+  return 1;
+}
+
+/* Digits at p into *w (wrapping beyond 19, when *nd says the slow path decides); returns
+ * the position after them. */
+static inline const uint8_t *embd_dec_digits(const uint8_t *p, const uint8_t *end, uint64_t *w,
+                                             int *nd) {
+  uint64_t x = *w, v;
+  int n = *nd;
+  while (end - p >= 8 && embd_dec_eight(p, &v)) {
+    x = x * 100000000u + v;
+    n += 8;
+    p += 8;
+  }
+  while (p < end && (unsigned)(*p - '0') < 10u) {
+    x = x * 10 + (unsigned)(*p - '0');
+    n++;
+    p++;
+  }
+  *w = x;
+  *nd = n;
+  return p;
+}
+
 /* The number at p (its first byte); returns the position after it and sets *out, or NULL
  * with the fault recorded in j (not a number, or a grammar fault). */
 static inline const uint8_t *embd_decimal_f32(embd_json *j, const uint8_t *p, float *out) {
@@ -45,9 +87,10 @@ static inline const uint8_t *embd_decimal_f32(embd_json *j, const uint8_t *p, fl
   const uint8_t *end = j->end, *s = p;
   int neg = 0;
   if (p < end && *p == '-') neg = 1, p++;
+  /* w: the digits (integer part without a lone leading 0, then the fraction, leading
+   * zeros included); nd: how many; the value is w * 10^e10 while nd <= 19. */
   uint64_t w = 0;
-  int nd = 0;       /* significant digits taken into w */
-  int dropped = 0;  /* digits beyond the 19 that w holds: the slow path decides */
+  int nd = 0;
   int64_t e10 = 0;
   if (!embd_dec_digit(p, end)) {
     if (p >= end) return embd_json_fault(j, end, "the text ends inside a number");
@@ -57,26 +100,15 @@ static inline const uint8_t *embd_decimal_f32(embd_json *j, const uint8_t *p, fl
     p++;
     if (embd_dec_digit(p, end)) return embd_json_fault(j, p - 1, "a number with a leading zero");
   } else {
-    do {
-      if (nd < 19) w = w * 10 + (uint64_t)(*p - '0'), nd++;
-      else dropped = 1, e10++;
-      p++;
-    } while (embd_dec_digit(p, end));
+    p = embd_dec_digits(p, end, &w, &nd);
   }
   if (p < end && *p == '.') {
     p++;
     if (!embd_dec_digit(p, end))
       return embd_json_fault(j, p, p < end ? "no digit after a decimal point" : "the text ends inside a number");
-    do {
-      unsigned d = (unsigned)(*p - '0');
-      if (nd < 19) {
-        if (w || d) w = w * 10 + d, nd++;  /* leading zeros are not significant */
-        e10--;
-      } else {
-        dropped = 1;
-      }
-      p++;
-    } while (embd_dec_digit(p, end));
+    const int before = nd;
+    p = embd_dec_digits(p, end, &w, &nd);
+    e10 = before - nd;
   }
   if (p < end && (*p | 0x20) == 'e') {
     p++;
@@ -86,25 +118,27 @@ static inline const uint8_t *embd_decimal_f32(embd_json *j, const uint8_t *p, fl
       return embd_json_fault(j, p, p < end ? "no digit in a number's exponent" : "the text ends inside a number");
     int64_t x = 0;
     do {
-      if (x < 100000000) x = x * 10 + (*p - '0');  /* far beyond any float: saturate */
+      if (x < 100000000) x = x * 10 + (*p - '0'); /* far beyond any float: saturate */
       p++;
     } while (embd_dec_digit(p, end));
     e10 += eneg ? -x : x;
   }
-  if (w == 0 && !dropped) {
-    *out = neg ? -0.0f : 0.0f;
-    return p;
-  }
-  if (!dropped && w <= (UINT64_C(1) << 53) && e10 >= -22 && e10 <= 22) {
-    double d = (double)w;
-    d = e10 < 0 ? d / p10[-e10] : d * p10[e10];
-    /* d >= 1e-22 here: a normal float, whose dropped 29 bits are 1000...0 on a midpoint. */
-    uint64_t b;
-    memcpy(&b, &d, 8);
-    if ((b & 0x1FFFFFFFu) != 0x10000000u) {
-      float f = (float)d;
-      *out = neg ? -f : f;
+  if (__builtin_expect(nd <= 19, 1)) {
+    if (w == 0) {
+      *out = neg ? -0.0f : 0.0f;
       return p;
+    }
+    if (w <= (UINT64_C(1) << 53) && e10 >= -22 && e10 <= 22) {
+      double d = (double)w;
+      d = e10 < 0 ? d / p10[-e10] : d * p10[e10];
+      /* d >= 1e-22 here: a normal float, whose dropped 29 bits are 1000...0 on a midpoint. */
+      uint64_t b;
+      memcpy(&b, &d, 8);
+      if ((b & 0x1FFFFFFFu) != 0x10000000u) {
+        float f = (float)d;
+        *out = neg ? -f : f;
+        return p;
+      }
     }
   }
   embd_decimal_f32_slow(s, p, out);
