@@ -172,6 +172,21 @@ struct decoder {
     return ws(p + 1, "after a ','");
   }
 
+  // After an array element: the position of the next element (after ','), or nullptr
+  // with *closed set when the array ends (p then past the ']'); nullptr with *closed unset
+  // on a fault.
+  const uint8_t *next_element(const uint8_t *p, bool *closed) {
+    *closed = false;
+    p = ws(p, "inside an array");
+    if (!p) return nullptr;
+    if (*p == ']') {
+      *closed = true;
+      return p + 1;
+    }
+    if (*p != ',') return embd_json_fault(&j, p, "expected ',' or ']' after an array element");
+    return ws(p + 1, "after a ','");
+  }
+
   // A non-negative integer that fits in uint64 at p. 1: *x set; 0: a valid JSON value
   // that is not one (*past after it); -1: invalid JSON.
   int uint_value(const uint8_t *p, uint64_t *x, const uint8_t **past) {
@@ -321,18 +336,12 @@ struct decoder {
         p++;
         continue;
       }
-      p = ws(p, "inside an array");
+      bool closed;
+      p = next_element(p, &closed);
       if (!p) return json_fail(W_EMB, k);
-      if (*p == ',') {
-        p = ws(p + 1, "after a ','");
-        if (!p) return json_fail(W_EMB, k);
-        continue;
-      }
-      if (*p == ']') break;
-      embd_json_fault(&j, p, "expected ',' or ']' after an array element");
-      return json_fail(W_EMB, k);
+      if (closed) break;
     }
-    *past = p + 1;
+    *past = p;
     if (dims == 0) {
       if (embd_result r = check_dims(k, i, at)) return r;
       return EMBD_OK;
@@ -419,18 +428,10 @@ struct decoder {
         const uint8_t *q = nullptr;
         if (want && k == want) {  // count the rest for the message, checking them
           size_t more = 0;
-          for (;;) {
+          for (bool closed = false; !closed; more++) {
             q = embd_json_value(&j, p);
             if (!q) return json_fail(W_ITEM, k + more);
-            more++;
-            p = ws(q, "inside an array");
-            if (!p) return json_fail(W_DATA);
-            if (*p == ']') break;
-            if (*p != ',') {
-              embd_json_fault(&j, p, "expected ',' or ']' after an array element");
-              return json_fail(W_DATA);
-            }
-            p = ws(p + 1, "after a ','");
+            p = next_element(q, &closed);
             if (!p) return json_fail(W_DATA);
           }
           return embd_fail(err, EMBD_ERR_OPENAI_COUNT, at, "data: %zu items, expected %zu (body byte %zu)",
@@ -441,18 +442,15 @@ struct decoder {
           return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu items", k + 1);
         if (embd_result r = item(k, p, &q)) return r;
         k++;
-        p = ws(q, "inside an array");
+        bool closed;
+        p = next_element(q, &closed);
         if (!p) return json_fail(W_DATA);
-        if (*p == ']') break;
-        if (*p != ',') {
-          embd_json_fault(&j, p, "expected ',' or ']' after an array element");
-          return json_fail(W_DATA);
-        }
-        p = ws(p + 1, "after a ','");
-        if (!p) return json_fail(W_DATA);
+        if (closed) break;
       }
+      *past = p;
+    } else {
+      *past = p + 1;
     }
-    *past = p + 1;
     n = k;
     if (want && n != want)
       return embd_fail(err, EMBD_ERR_OPENAI_COUNT, at, "data: %zu items, expected %zu (body byte %zu)", n,
