@@ -29,6 +29,11 @@ int cli_exit_for(embd_result r);
 
 /* Number parsing for options: whole string, range checked. 0 ok, -1 bad. */
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
+/* A vector length option (--dims, --max-dims): 1 .. 2^32 - 1. 0 ok, else CLI_EUSAGE
+ * (with the message printed). */
+int cli_parse_dims(const char *s, const char *opt, uint32_t *out);
+/* How much input the commands read at a time. */
+#define CLI_CHUNK (1u << 20)
 /* A byte count: digits with an optional K, M or G suffix (binary: 1K = 1024), 1 or more.
  * 0 ok, -1 bad. */
 int cli_parse_size(const char *s, uint64_t *out);

@@ -59,6 +59,14 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out) {
   return 0;
 }
 
+int cli_parse_dims(const char *s, const char *opt, uint32_t *out) {
+  uint64_t v;
+  if (cli_parse_u64(s, UINT32_MAX, &v) || v == 0)
+    return cli_usage("%s: '%s' is not a number in 1..4294967295", opt, cli_esc(s));
+  *out = (uint32_t)v;
+  return 0;
+}
+
 int cli_parse_size(const char *s, uint64_t *out) {
   if (!s || *s < '0' || *s > '9') return -1;
   errno = 0;
