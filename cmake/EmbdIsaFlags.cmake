@@ -2,7 +2,7 @@
 # (simde and the intrinsics headers only emit native instructions when the compiler's
 # flags say so; a target attribute silently gives the portable emulation). Each flag set
 # is probed with a small compile test and skipped, loudly, when the compiler cannot
-# build it. Everything else stays at the baseline ISA (src/internal.h enforces that).
+# build it. Everything else stays at the baseline ISA (src/core/internal.h enforces that).
 include(CheckCSourceCompiles)
 
 set(EMBD_KERNEL_CFLAGS -falign-functions=64 -falign-loops=64)

@@ -10,7 +10,7 @@
 # Environment:
 #   EMBD_FUZZ_BUILD_DIR  build directory (default: <repo>/build/fuzz)
 #   CC                   clang to use (default: clang; needs libclang-rt-<ver>-dev)
-#   CXX                  clang++ for src/openai.cc (default: CC with clang -> clang++)
+#   CXX                  clang++ for src/json/openai.cc (default: CC with clang -> clang++)
 #   EMBD_FUZZ_JOBS       parallel build jobs (default: 2)
 #   EMBD_FUZZ_ARGS       extra libFuzzer arguments, e.g. "-max_len=65536"
 #   EMBD_FUZZ_KEEP=1     keep the temporary corpora and crash artifacts directory

@@ -295,10 +295,10 @@ static void test_host_order(void **state) {
 }
 
 /* ---- copy kernels ------------------------------------------------------------------ */
-/* The identity kernel paired with each bswap32 implementation (src/copy_kernel.h, used by
+/* The identity kernel paired with each bswap32 implementation (src/core/copy_kernel.h, used by
  * the host-order helpers on the matching-endian path and by the frame, batch, stream and
  * codec readers instead of memcpy). Internal, hidden in the shared library; this program
- * links the static one. Declared here, not through src/internal.h, which only the
+ * links the static one. Declared here, not through src/core/internal.h, which only the
  * library's own files may include. */
 typedef void (*copy_fn)(void *dst, const void *src, size_t n);
 copy_fn embd_copy_impl_(size_t index);

@@ -1,7 +1,7 @@
 /* base64 block kernels with NEON, written against simde's NEON API: on aarch64 they
  * compile to native NEON (no extra flags); on x86 the file is built with the sse42
  * family's flags and registered as "neon-simde" (never picked by the dispatcher) so that
- * the NEON code path is tested natively too. Contract: src/base64_driver.h.
+ * the NEON code path is tested natively too. Contract: src/core/base64_driver.h.
  *
  * Decode, 64 characters -> 48 bytes per block: vld4q de-interleaves the characters into
  * the four positions of 16 quads; each position is looked up in a 128-entry table
@@ -20,7 +20,7 @@
  * nothing outside dst[0 .. consumed) written. */
 #include <simde/arm/neon.h>
 
-#include "../../base64_driver.h"
+#include "base64_driver.h"
 
 static const uint8_t k_dec_std[128] = {
     255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,

@@ -1,7 +1,7 @@
 /* base64 block kernels, AVX-512 VBMI (compiled with -mavx512f/bw/vl/vbmi), after the
  * published method of W. Mula and D. Lemire, "Base64 encoding and decoding at almost the
  * speed of a memory copy" (Software: Practice and Experience, 2019). Contract:
- * src/base64_driver.h.
+ * src/core/base64_driver.h.
  *
  * Decode, 64 characters -> 48 bytes per block:
  *   1. vpermi2b looks each character up in a 128-entry table (two zmm halves, chosen by
@@ -24,7 +24,7 @@
  * them and are masked to 48 otherwise; the last partial block is masked both ways. */
 #include <immintrin.h>
 
-#include "../../base64_driver.h"
+#include "base64_driver.h"
 
 /* Decode tables for ASCII 0..127: 6-bit value, or 0x80 outside the alphabet. `p` and `s`
  * are the positions of the 62 and 63 characters: 0x2B '+' 0x2F '/' or 0x2D '-' 0x5F '_'. */

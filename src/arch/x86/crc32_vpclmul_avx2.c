@@ -1,5 +1,5 @@
 /* CRC-32 (zlib) for the avx2 tier: 256-bit VPCLMULQDQ folding (CPUs with AVX2 but no
- * VPCLMULQDQ use the sse42 kernel instead; see the registry in src/dispatch.c). */
+ * VPCLMULQDQ use the sse42 kernel instead; see the registry in src/core/dispatch.c). */
 #include "crc32_x86_common.h"
 
 static inline __m128i ymm_to128(__m256i v) {

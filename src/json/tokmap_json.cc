@@ -1,6 +1,6 @@
 // Codec tokenizer maps (schema v0.1) -> embd_tokmap (embd/tokmap.h).
 //
-// simdjson's on-demand API behind the C API, like src/openai.cc: -fno-exceptions (error
+// simdjson's on-demand API behind the C API, like src/json/openai.cc: -fno-exceptions (error
 // codes), hidden visibility. One pass over the document collects the fields (they may come
 // in any order); the checks that need several fields (ids against vocab_size, the
 // byte-fallback range, duplicates) run after it. Every string the map keeps is copied into

@@ -1,5 +1,5 @@
 /* Tokenizer maps (embd/tokmap.h): sha256 through OpenSSL's libcrypto, the accessors and
- * the id lookup. The JSON loader is src/tokmap_json.cc, the detokenizer src/detok.c. */
+ * the id lookup. The JSON loader is src/json/tokmap_json.cc, the detokenizer src/codec/detok.c. */
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
