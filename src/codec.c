@@ -376,13 +376,19 @@ uint32_t embd_codec_reader_frames(const embd_codec_reader *r) { return r ? (uint
 uint64_t embd_codec_reader_offset(const embd_codec_reader *r) { return r ? r->f.pos : 0; }
 
 /* The type byte as soon as it is in, the length rules once the 5 header bytes are. */
-static int cr_size(embd_framer *f, const uint8_t *p, size_t n, uint64_t *need) {
+static inline __attribute__((always_inline)) int cr_size(embd_framer *f, const uint8_t *p, size_t n, uint64_t *need) {
   embd_codec_reader *r = (embd_codec_reader *)f;
   if (!f->seen && check_type(p[0], (uint32_t)f->index, f->start, &f->err) != EMBD_OK)
     return f->status = f->err.result, EMBD_FRAMER_FAIL;
   if (n < CH) {
     *need = CH;
     return EMBD_FRAMER_MORE;
+  }
+  const uint32_t plen = rd32be(p + 1);
+  if (p[0] == EMBD_CODEC_TOKENS && !(plen & 3) && plen <= r->max) {
+    /* The common frame, inline (one id is a 9-byte frame); check_header says the rest. */
+    *need = CH + (uint64_t)plen;
+    return EMBD_FRAMER_SIZE;
   }
   if (check_header(p, r->max, (uint32_t)f->index, f->start, need, &f->err) != EMBD_OK)
     return f->status = f->err.result, EMBD_FRAMER_FAIL;
@@ -408,9 +414,9 @@ static inline void ids_from_be(uint32_t *d, const uint8_t *p, size_t n) {
 }
 
 /* A whole frame (header checked by cr_size): the UTF-8 rule, tokens_dest, the callback. */
-static embd_result cr_frame(embd_framer *f, const uint8_t *p, size_t n) {
+static inline __attribute__((always_inline)) embd_result cr_frame(embd_framer *f, const uint8_t *p, size_t n) {
   embd_codec_reader *r = (embd_codec_reader *)f;
-  if (check_payload(p, n, (uint32_t)f->index, f->start, &f->err) != EMBD_OK)
+  if (is_text(p[0]) && check_payload(p, n, (uint32_t)f->index, f->start, &f->err) != EMBD_OK)
     return f->status = f->err.result;
   embd_codec_frame fr;
   fr.type = p[0];
@@ -454,7 +460,7 @@ static embd_result cr_direct_end(embd_framer *f) {
   return cr_callback((embd_codec_reader *)f, &fr);
 }
 
-static const embd_framer_ops cr_ops = {cr_size, cr_frame, cr_direct, cr_direct_end};
+static const embd_framer_ops cr_ops = {cr_size, cr_frame, cr_direct, cr_direct_end, 0};
 
 embd_result embd_codec_reader_feed(embd_codec_reader *r, const void *data, size_t len,
                                    embd_error *err) {

@@ -368,37 +368,28 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
   return r->opt.on_frame(r->opt.user, &f);
 }
 
-/* msgpack has no length field: the scanner runs over each byte once, as it arrives (the
- * framer shows the frame's bytes from its start; those below f->seen were scanned). When
- * the frame goes on, *need asks for exactly the bytes the current element still surely
- * takes (its header's rest, its string's bytes, or one), so the framer never copies a
- * byte of the next frame. */
+/* msgpack has no length field: the scanner runs over each byte once, where it lies (the
+ * framer's `scans` mode: p, n are the bytes after those it saw). */
 static int mp_need(embd_framer *f, const uint8_t *p, size_t n, uint64_t *need) {
   embd_codec_msgpack_reader *r = (embd_codec_msgpack_reader *)f;
   mp_scan *s = &r->scan;
   if (!f->seen) mp_scan_init(s, r->opt.max_frame_bytes, 1);
-  const size_t from = (size_t)s->bytes;
+  const uint64_t from = s->bytes;
   size_t used;
-  const int k = mp_scan_run(s, p + from, n - from, &used);
+  const int k = mp_scan_run(s, p, n, &used);
   if (k < 0) {
     mp_stick(r, MP_ERR, f->start + from + used - s->back, "%s", s->why);
     return EMBD_FRAMER_FAIL;
   }
-  if (k > 0) {
-    *need = from + used;
-    return EMBD_FRAMER_SIZE;
-  }
-  const uint64_t more = s->skip ? s->skip : s->hdr_need ? s->hdr_need - s->hdr_have : 1;
-  /* At most one byte past max_frame_bytes: the scanner's error for it needs the byte. */
-  *need = n + more < s->limit + 1 ? n + more : s->limit + 1;
-  return EMBD_FRAMER_MORE;
+  *need = used;
+  return k > 0 ? EMBD_FRAMER_SIZE : EMBD_FRAMER_MORE;
 }
 
 static embd_result mp_whole(embd_framer *f, const uint8_t *p, size_t n) {
   return mp_frame((embd_codec_msgpack_reader *)f, p, n);
 }
 
-static const embd_framer_ops mp_ops = {mp_need, mp_whole, NULL, NULL};
+static const embd_framer_ops mp_ops = {mp_need, mp_whole, NULL, NULL, 1};
 
 embd_result embd_codec_msgpack_create(const embd_codec_stream_options *opt,
                                       embd_codec_msgpack_reader **out) {
@@ -406,7 +397,7 @@ embd_result embd_codec_msgpack_create(const embd_codec_stream_options *opt,
   if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame) return EMBD_ERR_INVALID_ARGUMENT;
   embd_codec_msgpack_reader *r = calloc(1, sizeof *r);
   if (!r) return EMBD_ERR_OUT_OF_MEMORY;
-  embd_framer_init(&r->f, 0, (uint64_t)opt->max_frame_bytes + 1); /* allocates nothing yet */
+  embd_framer_init(&r->f, 0, opt->max_frame_bytes); /* allocates nothing yet */
   r->opt = *opt;
   if (!r->opt.max_ids) r->opt.max_ids = r->opt.max_frame_bytes;
   if (!msgpack_zone_init(&r->zone, MSGPACK_ZONE_CHUNK_SIZE)) {

@@ -280,7 +280,7 @@ static embd_result pb_whole(embd_framer *f, const uint8_t *p, size_t n) {
   return pb_frame((embd_codec_proto_reader *)f, p + 4, n - 4, f->start + 4);
 }
 
-static const embd_framer_ops pb_ops = {pb_size, pb_whole, NULL, NULL};
+static const embd_framer_ops pb_ops = {pb_size, pb_whole, NULL, NULL, 0};
 
 embd_result embd_codec_proto_create(const embd_codec_stream_options *opt,
                                     embd_codec_proto_reader **out) {

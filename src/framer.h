@@ -48,6 +48,11 @@ typedef struct embd_framer_ops {
   /* The direct frame's last byte is in (f->dst filled, f->crc and f->tr final): like
    * `frame`. */
   embd_result (*direct_end)(embd_framer *f);
+  /* Non-zero for a format with no length field, whose end a scanner finds byte by byte
+   * (msgpack): `size` is then shown each byte of the frame once, where it lies (p, n: the
+   * bytes after those shown before), and returns SIZE with *need = how many of them end
+   * the frame, or MORE when all n belong to it. The framer copies exactly those. */
+  int scans;
 } embd_framer_ops;
 
 struct embd_framer {
@@ -163,6 +168,21 @@ static inline __attribute__((always_inline)) embd_result embd_framer_feed(
           continue;
         }
       }
+    }
+    if (ops->scans) {
+      /* The scanner goes on in the chunk: copies what it found to be the frame's. */
+      uint64_t need = len;
+      if (f->blen) {
+        const int k = ops->size(f, p, len, &need);
+        if (k < 0) break;
+        f->known = k;
+      }
+      const size_t take = f->known ? (size_t)need : len;
+      if (!embd_framer_reserve_(f, (uint64_t)f->blen + take)) break;
+      embd_copy(f->buf + f->blen, p, take);
+      f->blen += take, p += take, len -= take, f->pos += take;
+      if (f->known && !embd_framer_emit_(f, ops, f->buf, f->blen)) break;
+      continue;
     }
     /* Assemble: exactly the bytes the format asked for, never past the frame. */
     if (!embd_framer_reserve_(f, f->need)) break;

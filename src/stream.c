@@ -166,7 +166,7 @@ static embd_result st_direct_end(embd_framer *f) {
   return st_callback(s, &fr);
 }
 
-static const embd_framer_ops st_ops = {st_size, st_frame, st_direct, st_direct_end};
+static const embd_framer_ops st_ops = {st_size, st_frame, st_direct, st_direct_end, 0};
 
 embd_result embd_stream_feed(embd_stream *s, const void *data, size_t len, embd_error *err) {
   if (!s || (!data && len)) {
