@@ -38,7 +38,7 @@ foreach(sym embd_crc32 embd_crc32_combine embd_crc32_impl embd_version embd_stre
             embd_u32_from_be embd_u32_to_be
             embd_isa_set embd_isa_check embd_impl_active embd_cpu_features
             embd_frame_size embd_frame_encode_f32 embd_frame_encode_f64 embd_frame_header
-            embd_frame_decode embd_frame_view
+            embd_frame_decode embd_frame_view embd_frame_need embd_codec_frame_need
             embd_batch_encode_f32 embd_batch_next embd_stream_feed embd_stream_finish)
   if(NOT out MATCHES "[ \t]${sym}(@|\n|$)")
     message(FATAL_ERROR "public function ${sym} is not exported")

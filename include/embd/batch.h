@@ -101,8 +101,10 @@ EMBD_API embd_result embd_batch_iter_init(embd_batch_iter *it, const void *buf, 
  * the buffer. `err` may be NULL. */
 EMBD_API embd_result embd_batch_next(embd_batch_iter *it, embd_batch_frame *frame,
                                      embd_error *err);
-/* The frame's values into out[0 .. dims) (embd_frame_decode; inflates compressed ones),
- * errors at absolute offsets with the frame index in the message. */
+/* The frame's values into out[0 .. dims) (inflates compressed ones), errors at absolute
+ * offsets with the frame index in the message. `frame` is one embd_batch_next or a stream
+ * callback handed out: its header and payload CRC were checked there and are not checked
+ * again (each is checked once per frame). */
 EMBD_API embd_result embd_batch_frame_decode(const embd_batch_frame *frame, float *out,
                                              size_t out_cap, embd_error *err);
 

@@ -111,6 +111,17 @@ EMBD_API embd_result embd_codec_next(const void *buf, size_t len, size_t *pos, u
                                      const embd_codec_decode_options *opt,
                                      embd_codec_frame *frame, embd_error *err);
 
+/* How many bytes the frame starting at buf needs, from its first len bytes (any, 0
+ * included): 5 until its header is in, then the whole frame's size (5 + payload length).
+ * For a loop that reads a socket itself: read until len >= *need, call again; once
+ * *need <= len the frame is buf[0 .. *need). The type byte and the header's length rules
+ * (opt->max_payload) are checked as soon as their bytes are there, with
+ * embd_codec_decode_frame's codes and messages; the UTF-8 rule needs the whole frame
+ * (embd_codec_decode_frame). `opt` and `err` may be NULL. */
+EMBD_API embd_result embd_codec_frame_need(const void *buf, size_t len,
+                                           const embd_codec_decode_options *opt, uint64_t *need,
+                                           embd_error *err);
+
 /* A TOKENS frame's ids in host order: *n = payload_len / 4; copies them into ids[cap].
  * EMBD_ERR_INVALID_ARGUMENT if the frame is not TOKENS (or its length is not a multiple
  * of 4); EMBD_ERR_OUTPUT_TOO_SMALL if cap < *n (nothing written). */

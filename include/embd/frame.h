@@ -91,6 +91,17 @@ EMBD_API embd_result embd_frame_header(const void *buf, size_t len,
                                        const embd_frame_decode_options *opt,
                                        embd_frame_info *info, embd_error *err);
 
+/* How many bytes the frame starting at buf needs, from its first len bytes: for a loop
+ * that reads a socket itself. Below 16 bytes *need is 16; from the header on it is the
+ * whole frame's size (header, payload, trailer), except for a compressed frame with fewer
+ * than 20 bytes at hand, where it is 20 (its length field ends there). So: read until
+ * len >= *need, call again, and once *need <= len the frame is buf[0 .. *need). The header
+ * (and the dims limits in opt) is validated whenever 16 bytes are there: errors as
+ * embd_frame_header's. `err` may be NULL. */
+EMBD_API embd_result embd_frame_need(const void *buf, size_t len,
+                                     const embd_frame_decode_options *opt, uint64_t *need,
+                                     embd_error *err);
+
 /* Decodes and validates the whole frame; the values go to out[0 .. dims) as host floats.
  * `out_cap` is in floats (EMBD_ERR_OUTPUT_TOO_SMALL below dims). Any input alignment, any
  * host byte order. `out` must not overlap the input. */

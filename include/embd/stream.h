@@ -65,7 +65,7 @@ typedef struct embd_stream_options {
 typedef struct embd_stream embd_stream;
 
 /* EMBD_ERR_INVALID_ARGUMENT without max_dims, with neither on_frame nor dest, or if the
- * buffer's size does not fit size_t; EMBD_ERR_OUTPUT_TOO_SMALL if malloc fails. */
+ * buffer's size does not fit size_t; EMBD_ERR_OUT_OF_MEMORY if malloc fails. */
 EMBD_API embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out);
 EMBD_API void embd_stream_destroy(embd_stream *s);
 /* The size of the one buffer embd_stream_create allocates for max_dims. */

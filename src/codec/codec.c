@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "framer.h"
 
 #define CH EMBD_CODEC_HEADER_SIZE
 
@@ -339,25 +339,13 @@ embd_result embd_codec_forward(const void *in, size_t len, const embd_codec_deco
   return r;
 }
 
-/* ---- the stream reader -------------------------------------------------------------- */
+/* ---- the stream reader: the Codec format on the framer (framer.h) --------------------- */
 
 struct embd_codec_reader {
+  embd_framer f; /* first: the ops get the reader back from their embd_framer * */
   embd_codec_reader_options o;
-  size_t max;    /* max payload */
-  uint8_t *buf;  /* the frame being assembled */
-  size_t cap, blen;
-  uint64_t need; /* its size, 0 while its header is incomplete */
-  uint64_t pos;  /* bytes consumed */
-  uint32_t index;
-  embd_result status;
-  embd_error err;
-  int asked;     /* tokens_dest was asked for the current frame and said NULL */
-  /* The TOKENS frame whose ids go straight to caller memory. */
-  int direct;
-  uint8_t *dst;
-  size_t plen, done;
-  uint64_t start;
-  uint8_t hdr[CH];
+  size_t max;         /* max payload */
+  uint8_t hdr[CH];    /* the direct frame's header, for a truncation message */
 };
 
 embd_result embd_codec_reader_create(const embd_codec_reader_options *opt, embd_codec_reader **out) {
@@ -369,9 +357,8 @@ embd_result embd_codec_reader_create(const embd_codec_reader_options *opt, embd_
   if (!r) return EMBD_ERR_OUT_OF_MEMORY;
   r->o = *opt;
   r->max = max_of(opt->max_payload);
-  r->cap = r->max + CH < 4096 ? r->max + CH : 4096;
-  r->buf = (uint8_t *)malloc(r->cap);
-  if (!r->buf) {
+  const uint64_t most = (uint64_t)r->max + CH;
+  if (embd_framer_init(&r->f, most < 4096 ? (size_t)most : 4096, most) != EMBD_OK) {
     free(r);
     return EMBD_ERR_OUT_OF_MEMORY;
   }
@@ -381,42 +368,37 @@ embd_result embd_codec_reader_create(const embd_codec_reader_options *opt, embd_
 
 void embd_codec_reader_destroy(embd_codec_reader *r) {
   if (!r) return;
-  free(r->buf);
+  embd_framer_free(&r->f);
   free(r);
 }
 
-uint32_t embd_codec_reader_frames(const embd_codec_reader *r) { return r ? r->index : 0; }
-uint64_t embd_codec_reader_offset(const embd_codec_reader *r) { return r ? r->pos : 0; }
+uint32_t embd_codec_reader_frames(const embd_codec_reader *r) { return r ? (uint32_t)r->f.index : 0; }
+uint64_t embd_codec_reader_offset(const embd_codec_reader *r) { return r ? r->f.pos : 0; }
 
-static embd_result report(const embd_codec_reader *r, embd_error *err) {
-  if (err) {
-    if (r->status == EMBD_OK) clear(err);
-    else *err = r->err;
+/* The type byte as soon as it is in, the length rules once the 5 header bytes are. */
+static inline __attribute__((always_inline)) int cr_size(embd_framer *f, const uint8_t *p, size_t n, uint64_t *need) {
+  embd_codec_reader *r = (embd_codec_reader *)f;
+  if (!f->seen && check_type(p[0], (uint32_t)f->index, f->start, &f->err) != EMBD_OK)
+    return f->status = f->err.result, EMBD_FRAMER_FAIL;
+  if (n < CH) {
+    *need = CH;
+    return EMBD_FRAMER_MORE;
   }
-  return r->status;
+  const uint32_t plen = rd32be(p + 1);
+  if (p[0] == EMBD_CODEC_TOKENS && !(plen & 3) && plen <= r->max) {
+    /* The common frame, inline (one id is a 9-byte frame); check_header says the rest. */
+    *need = CH + (uint64_t)plen;
+    return EMBD_FRAMER_SIZE;
+  }
+  if (check_header(p, r->max, (uint32_t)f->index, f->start, need, &f->err) != EMBD_OK)
+    return f->status = f->err.result, EMBD_FRAMER_FAIL;
+  return EMBD_FRAMER_SIZE;
 }
 
-static embd_result rfail(embd_codec_reader *r, embd_result res) {
-  r->status = res;
-  return res;
-}
-
-static embd_result complete(embd_codec_reader *r, embd_codec_frame *f, uint64_t start) {
-  f->index = r->index;
-  f->offset = (size_t)start;
-  if (r->o.on_frame) {
-    embd_result res = r->o.on_frame(r->o.user, f);
-    if (res != EMBD_OK) {
-      ffail(&r->err, res, start, r->index, start, "the callback returned %d (%s)", (int)res,
-            embd_strerror(res));
-      return rfail(r, res);
-    }
-  }
-  r->index++;
-  r->blen = 0;
-  r->need = 0;
-  r->asked = r->direct = 0;
-  return EMBD_OK;
+static embd_result cr_callback(embd_codec_reader *r, embd_codec_frame *fr) {
+  fr->index = (uint32_t)r->f.index;
+  fr->offset = (size_t)r->f.start;
+  return r->o.on_frame ? r->o.on_frame(r->o.user, fr) : EMBD_OK;
 }
 
 /* Big-endian ids to host order: short frames inline (most TOKENS frames carry one id),
@@ -431,174 +413,87 @@ static inline void ids_from_be(uint32_t *d, const uint8_t *p, size_t n) {
   embd_u32_from_be(d, p, n);
 }
 
-/* A whole frame of n bytes at p (header checked), starting at `start`. */
-static embd_result deliver(embd_codec_reader *r, const uint8_t *p, size_t n, uint64_t start) {
-  if (check_payload(p, n, r->index, start, &r->err) != EMBD_OK) return rfail(r, r->err.result);
-  embd_codec_frame f;
-  f.type = p[0];
-  f.payload = p + CH;
-  f.payload_len = n - CH;
-  f.ids = NULL;
-  if (p[0] == EMBD_CODEC_TOKENS && r->o.tokens_dest && !r->asked) {
-    uint32_t *d = r->o.tokens_dest(r->o.user, r->index, f.payload_len / 4);
+/* A whole frame (header checked by cr_size): the UTF-8 rule, tokens_dest, the callback. */
+static inline __attribute__((always_inline)) embd_result cr_frame(embd_framer *f, const uint8_t *p, size_t n) {
+  embd_codec_reader *r = (embd_codec_reader *)f;
+  if (is_text(p[0]) && check_payload(p, n, (uint32_t)f->index, f->start, &f->err) != EMBD_OK)
+    return f->status = f->err.result;
+  embd_codec_frame fr;
+  fr.type = p[0];
+  fr.payload = p + CH;
+  fr.payload_len = n - CH;
+  fr.ids = NULL;
+  if (p[0] == EMBD_CODEC_TOKENS && r->o.tokens_dest && !f->asked) {
+    uint32_t *d = r->o.tokens_dest(r->o.user, (uint32_t)f->index, fr.payload_len / 4);
     if (d) {
-      ids_from_be(d, f.payload, f.payload_len / 4);
-      f.ids = d;
+      ids_from_be(d, fr.payload, fr.payload_len / 4);
+      fr.ids = d;
     }
   }
-  return complete(r, &f, start);
+  return cr_callback(r, &fr);
 }
 
 static void u32_words(uint8_t *d, const uint8_t *p, size_t n) {
   embd_u32_from_be((uint32_t *)(void *)d, p, n);
 }
 
-/* Header h of a TOKENS frame with a payload (plen > 0): asks tokens_dest for its place. */
-static void begin_direct(embd_codec_reader *r, const uint8_t *h, uint64_t start) {
-  const size_t plen = rd32be(h + 1);
-  uint32_t *d = r->o.tokens_dest(r->o.user, r->index, plen / 4);
-  if (!d) {
-    r->asked = 1;
-    return;
-  }
-  memcpy(r->hdr, h, CH);
-  r->direct = 1;
-  r->dst = (uint8_t *)d;
-  r->plen = plen;
-  r->done = 0;
-  r->start = start;
+/* A TOKENS frame with a payload, not all at hand: asks tokens_dest for its place. */
+static size_t cr_direct(embd_framer *f, const uint8_t *p, size_t n) {
+  embd_codec_reader *r = (embd_codec_reader *)f;
+  (void)n;
+  if (p[0] != EMBD_CODEC_TOKENS || !r->o.tokens_dest || f->asked) return 0;
+  const size_t plen = rd32be(p + 1);
+  uint32_t *d = r->o.tokens_dest(r->o.user, (uint32_t)f->index, plen / 4);
+  f->asked = 1;
+  if (!d) return 0;
+  memcpy(r->hdr, p, CH);
+  embd_framer_direct(f, d, plen, embd_host_le_(), u32_words, 0, 0);
+  return CH;
 }
 
-static size_t feed_direct(embd_codec_reader *r, const uint8_t *p, size_t len) {
-  const size_t take = r->plen - r->done < len ? r->plen - r->done : len;
-  embd_put_wire_words_(r->dst, r->done, p, take, embd_host_le_(), u32_words);
-  r->done += take;
-  if (r->done == r->plen) {
-    embd_codec_frame f;
-    f.type = EMBD_CODEC_TOKENS;
-    f.payload = NULL;
-    f.payload_len = r->plen;
-    f.ids = (const uint32_t *)(const void *)r->dst;
-    complete(r, &f, r->start);
-  }
-  return take;
+static embd_result cr_direct_end(embd_framer *f) {
+  embd_codec_frame fr;
+  fr.type = EMBD_CODEC_TOKENS;
+  fr.payload = NULL;
+  fr.payload_len = f->dlen;
+  fr.ids = (const uint32_t *)(const void *)f->dst;
+  return cr_callback((embd_codec_reader *)f, &fr);
 }
 
-static int grow(embd_codec_reader *r, uint64_t need) {
-  if (need <= r->cap) return 1;
-  size_t c = r->cap;
-  while (c < need) c = c > (r->max + CH) / 2 ? r->max + CH : c * 2;
-  uint8_t *b = (uint8_t *)realloc(r->buf, c);
-  if (!b) return 0;
-  r->buf = b;
-  r->cap = c;
-  return 1;
-}
-
-/* The common case, kept tight: valid TOKENS frames wholly inside the chunk, nothing
- * pending. Stops (returning the bytes it consumed) at anything else, which the general
- * loop then handles from the same place, errors included. */
-static size_t fast_tokens(embd_codec_reader *r, const uint8_t *p, size_t len) {
-  const uint8_t *const p0 = p;
-  while (len >= CH && p[0] == EMBD_CODEC_TOKENS) {
-    const uint32_t plen = rd32be(p + 1);
-    if ((plen & 3) || plen > r->max || plen > len - CH) break;
-    const size_t n = plen / 4;
-    embd_codec_frame f;
-    f.type = EMBD_CODEC_TOKENS;
-    f.payload = p + CH;
-    f.payload_len = plen;
-    f.ids = NULL;
-    if (r->o.tokens_dest) {
-      uint32_t *d = r->o.tokens_dest(r->o.user, r->index, n);
-      if (d) {
-        ids_from_be(d, p + CH, n);
-        f.ids = d;
-      }
-    }
-    if (complete(r, &f, r->pos) != EMBD_OK) break;
-    p += CH + plen, len -= CH + plen, r->pos += CH + plen;
-  }
-  return (size_t)(p - p0);
-}
+static const embd_framer_ops cr_ops = {cr_size, cr_frame, cr_direct, cr_direct_end, 0};
 
 embd_result embd_codec_reader_feed(embd_codec_reader *r, const void *data, size_t len,
                                    embd_error *err) {
   if (!r || (!data && len))
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader or data");
-  const uint8_t *p = (const uint8_t *)data;
-  if (r->status == EMBD_OK && r->blen == 0 && !r->direct) {
-    const size_t used = fast_tokens(r, p, len);
-    p += used, len -= used;
-  }
-  while (r->status == EMBD_OK && len) {
-    if (r->direct) {
-      const size_t used = feed_direct(r, p, len);
-      p += used, len -= used, r->pos += used;
-      continue;
-    }
-    if (r->blen == 0) {
-      if (check_type(p[0], r->index, r->pos, &r->err) != EMBD_OK) {
-        rfail(r, r->err.result);
-        break;
-      }
-      if (len >= CH) {
-        uint64_t need;
-        if (check_header(p, r->max, r->index, r->pos, &need, &r->err) != EMBD_OK) {
-          rfail(r, r->err.result);
-          break;
-        }
-        if (need <= len) { /* zero-copy */
-          if (deliver(r, p, (size_t)need, r->pos) != EMBD_OK) break;
-          p += need, len -= (size_t)need, r->pos += need;
-          continue;
-        }
-        if (p[0] == EMBD_CODEC_TOKENS && r->o.tokens_dest) {
-          begin_direct(r, p, r->pos);
-          if (r->direct) {
-            p += CH, len -= CH, r->pos += CH;
-            continue;
-          }
-        }
-      }
-    }
-    const uint64_t target = r->blen < CH ? CH : r->need;
-    const size_t take = target - r->blen < len ? (size_t)(target - r->blen) : len;
-    embd_copy(r->buf + r->blen, p, take);
-    r->blen += take, p += take, len -= take, r->pos += take;
-    if (r->blen < target) continue;
-    const uint64_t start = r->pos - r->blen;
-    if (r->blen == CH && !r->need) {
-      if (check_header(r->buf, r->max, r->index, start, &r->need, &r->err) != EMBD_OK) {
-        rfail(r, r->err.result);
-        break;
-      }
-      if (!grow(r, r->need)) {
-        ffail(&r->err, EMBD_ERR_OUT_OF_MEMORY, start, r->index, start,
-              "no memory for a frame of %llu bytes", (unsigned long long)r->need);
-        rfail(r, EMBD_ERR_OUT_OF_MEMORY);
-        break;
-      }
-      if (r->need > CH && r->buf[0] == EMBD_CODEC_TOKENS && r->o.tokens_dest && !r->asked) {
-        begin_direct(r, r->buf, start);
-        if (r->direct) continue;
-      }
-    }
-    if (r->blen == r->need && deliver(r, r->buf, r->blen, start) != EMBD_OK) break;
-  }
-  return report(r, err);
+  embd_framer_feed(&r->f, &cr_ops, (const uint8_t *)data, len);
+  return embd_framer_report(&r->f, err);
 }
 
 embd_result embd_codec_reader_finish(embd_codec_reader *r, embd_error *err) {
   if (!r) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader");
-  if (r->status == EMBD_OK) {
-    if (r->direct) {
-      truncated(r->hdr, CH + (uint64_t)r->done, r->index, r->start, &r->err);
-      rfail(r, r->err.result);
-    } else if (r->blen) {
-      truncated(r->buf, r->blen, r->index, r->pos - r->blen, &r->err);
-      rfail(r, r->err.result);
-    }
+  embd_framer *f = &r->f;
+  const uint64_t got = embd_framer_pending(f);
+  if (f->status == EMBD_OK && got) {
+    truncated(f->direct ? r->hdr : f->buf, got, (uint32_t)f->index, f->start, &f->err);
+    f->status = f->err.result;
   }
-  return report(r, err);
+  return embd_framer_report(f, err);
+}
+
+/* ---- how many bytes a frame needs ------------------------------------------------------ */
+
+embd_result embd_codec_frame_need(const void *buf, size_t len, const embd_codec_decode_options *opt,
+                                  uint64_t *need, embd_error *err) {
+  if (!need || (!buf && len))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer or need");
+  const uint8_t *p = (const uint8_t *)buf;
+  *need = CH;
+  if (len) {
+    embd_result r = check_type(p[0], 0, 0, err);
+    if (r == EMBD_OK && len >= CH) r = check_header(p, max_of(opt ? opt->max_payload : 0), 0, 0, need, err);
+    if (r != EMBD_OK) return r;
+  }
+  clear(err);
+  return EMBD_OK;
 }

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "embd/codec_stream.h"
-#include "internal.h"
+#include "framer.h"
 
 #define MP_ERR EMBD_ERR_MSGPACK
 #define MP_MAX_DEPTH 32 /* msgpack-c's MSGPACK_EMBED_STACK_SIZE */
@@ -210,31 +210,16 @@ static size_t mp_skip(const uint8_t *p, size_t n) {
 /* ---- the reader --------------------------------------------------------------------------- */
 
 struct embd_codec_msgpack_reader {
+  embd_framer f; /* first: the ops get the reader back from their embd_framer * */
   embd_codec_stream_options opt;
   uint32_t *ids;
   size_t ids_cap;
-  uint8_t *buf;
-  size_t buf_cap, have;
-  mp_scan scan;
-  int in_frame;
+  mp_scan scan; /* the current frame's, over its bytes as they arrive */
   msgpack_zone zone;
-  uint64_t off, frames, frame_off;
-  int failed;
-  embd_error sticky;
 };
 
-static embd_result mp_stick(embd_codec_msgpack_reader *r, embd_error *err, embd_result res,
-                            uint64_t at, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static embd_result mp_stick(embd_codec_msgpack_reader *r, embd_error *err, embd_result res,
-                            uint64_t at, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  embd_vfail_frame(&r->sticky, res, at, r->frames, at, fmt, ap);
-  va_end(ap);
-  r->failed = 1;
-  if (err) *err = r->sticky;
-  return res;
-}
+/* Every error names the byte at fault (at) and, in the prefix, the frame's first byte. */
+#define mp_stick(r, res, at, ...) embd_framer_fail(&(r)->f, res, at, __VA_ARGS__)
 
 static const char *mp_obj_type(const msgpack_object *o) {
   switch (o->type) {
@@ -291,15 +276,14 @@ static int mp_key_is(const msgpack_object *k, const char *name, size_t len) {
   return k->type == MSGPACK_OBJECT_STR && k->via.str.size == len && !memcmp(k->via.str.ptr, name, len);
 }
 
-static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size_t n,
-                            embd_error *err) {
-  const uint64_t base = r->frame_off;
+static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size_t n) {
+  const uint64_t base = r->f.start;
   msgpack_object obj;
   size_t o = 0;
   msgpack_zone_clear(&r->zone);
   msgpack_unpack_return ur = msgpack_unpack((const char *)p, n, &o, &r->zone, &obj);
   if (ur != MSGPACK_UNPACK_SUCCESS || o != n || obj.type != MSGPACK_OBJECT_MAP)
-    return mp_stick(r, err, ur == MSGPACK_UNPACK_NOMEM_ERROR ? EMBD_ERR_OUT_OF_MEMORY : MP_ERR, base,
+    return mp_stick(r, ur == MSGPACK_UNPACK_NOMEM_ERROR ? EMBD_ERR_OUT_OF_MEMORY : MP_ERR, base,
                     "msgpack-c could not unpack the frame (msgpack_unpack returned %d)", (int)ur);
   const msgpack_object_kv *kvs = obj.via.map.ptr;
   const uint32_t nkv = obj.via.map.size;
@@ -315,26 +299,26 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
     if (!slot) continue; /* unknown keys are ignored */
     if (*slot >= 0) {
       size_t ko = mp_value_at(p, n, i, -2);
-      return mp_stick(r, err, MP_ERR, base + ko, "duplicate key \"%.*s\"", (int)k->via.str.size, k->via.str.ptr);
+      return mp_stick(r, MP_ERR, base + ko, "duplicate key \"%.*s\"", (int)k->via.str.size, k->via.str.ptr);
     }
     *slot = i;
   }
-  if (at_ids < 0) return mp_stick(r, err, MP_ERR, base, "no \"ids\" key (every frame has one, [] when empty)");
+  if (at_ids < 0) return mp_stick(r, MP_ERR, base, "no \"ids\" key (every frame has one, [] when empty)");
   msgpack_object_kv kv = mp_kv(kvs, (size_t)at_ids);
   const msgpack_object *v = &kv.val;
   if (v->type != MSGPACK_OBJECT_ARRAY)
-    return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "ids is %s, expected an array",
+    return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "ids is %s, expected an array",
                     mp_obj_type(v));
   const size_t nid = v->via.array.size;
   if (nid > r->opt.max_ids)
-    return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "%zu ids, above max_ids (%zu)", nid,
+    return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "%zu ids, above max_ids (%zu)", nid,
                     r->opt.max_ids);
   if (nid > r->ids_cap) {
     size_t cap = r->ids_cap ? r->ids_cap : 64;
     while (cap < nid) cap *= 2;
     if (cap > r->opt.max_ids) cap = r->opt.max_ids;
     uint32_t *ni = realloc(r->ids, cap * sizeof(uint32_t));
-    if (!ni) return mp_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, base, "out of memory for %zu ids", nid);
+    if (!ni) return mp_stick(r, EMBD_ERR_OUT_OF_MEMORY, base, "out of memory for %zu ids", nid);
     r->ids = ni;
     r->ids_cap = cap;
   }
@@ -342,10 +326,10 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
   for (size_t i = 0; i < nid; i++) {
     const msgpack_object ei = mp_elem(e, i);
     if (ei.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-      return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
+      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
                       "ids[%zu] is %s, expected an unsigned integer", i, mp_obj_type(&ei));
     if (ei.via.u64 > UINT32_MAX)
-      return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
+      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
                       "ids[%zu] = %" PRIu64 " is above UINT32_MAX", i, ei.via.u64);
     r->ids[i] = (uint32_t)ei.via.u64;
   }
@@ -357,7 +341,7 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
     kv = mp_kv(kvs, (size_t)at_done);
     v = &kv.val;
     if (v->type != MSGPACK_OBJECT_BOOLEAN)
-      return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_done, -1), "done is %s, expected a bool",
+      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_done, -1), "done is %s, expected a bool",
                       mp_obj_type(v));
     f.done = v->via.boolean ? 1 : 0;
   }
@@ -369,7 +353,7 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
       f.finish_reason_len = v->via.str.size;
       if (!f.finish_reason) f.finish_reason = (const char *)p; /* an empty string */
     } else if (v->type != MSGPACK_OBJECT_NIL) {
-      return mp_stick(r, err, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_fr, -1),
+      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_fr, -1),
                       "finish_reason is %s, expected a string or nil", mp_obj_type(v));
     }
   }
@@ -378,15 +362,34 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
     f.tool_calls = p + to;
     f.tool_calls_len = mp_skip(p + to, n - to);
   }
-  f.index = r->frames;
+  f.index = r->f.index;
   f.offset = base;
   f.size = n;
-  embd_result cr = r->opt.on_frame(r->opt.user, &f);
-  if (cr != EMBD_OK)
-    return mp_stick(r, err, cr, base, "on_frame returned %d (%s)", (int)cr, embd_strerror(cr));
-  r->frames++;
-  return EMBD_OK;
+  return r->opt.on_frame(r->opt.user, &f);
 }
+
+/* msgpack has no length field: the scanner runs over each byte once, where it lies (the
+ * framer's `scans` mode: p, n are the bytes after those it saw). */
+static int mp_need(embd_framer *f, const uint8_t *p, size_t n, uint64_t *need) {
+  embd_codec_msgpack_reader *r = (embd_codec_msgpack_reader *)f;
+  mp_scan *s = &r->scan;
+  if (!f->seen) mp_scan_init(s, r->opt.max_frame_bytes, 1);
+  const uint64_t from = s->bytes;
+  size_t used;
+  const int k = mp_scan_run(s, p, n, &used);
+  if (k < 0) {
+    mp_stick(r, MP_ERR, f->start + from + used - s->back, "%s", s->why);
+    return EMBD_FRAMER_FAIL;
+  }
+  *need = used;
+  return k > 0 ? EMBD_FRAMER_SIZE : EMBD_FRAMER_MORE;
+}
+
+static embd_result mp_whole(embd_framer *f, const uint8_t *p, size_t n) {
+  return mp_frame((embd_codec_msgpack_reader *)f, p, n);
+}
+
+static const embd_framer_ops mp_ops = {mp_need, mp_whole, NULL, NULL, 1};
 
 embd_result embd_codec_msgpack_create(const embd_codec_stream_options *opt,
                                       embd_codec_msgpack_reader **out) {
@@ -394,6 +397,7 @@ embd_result embd_codec_msgpack_create(const embd_codec_stream_options *opt,
   if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame) return EMBD_ERR_INVALID_ARGUMENT;
   embd_codec_msgpack_reader *r = calloc(1, sizeof *r);
   if (!r) return EMBD_ERR_OUT_OF_MEMORY;
+  embd_framer_init(&r->f, 0, opt->max_frame_bytes); /* allocates nothing yet */
   r->opt = *opt;
   if (!r->opt.max_ids) r->opt.max_ids = r->opt.max_frame_bytes;
   if (!msgpack_zone_init(&r->zone, MSGPACK_ZONE_CHUNK_SIZE)) {
@@ -408,78 +412,28 @@ void embd_codec_msgpack_destroy(embd_codec_msgpack_reader *r) {
   if (!r) return;
   msgpack_zone_destroy(&r->zone);
   free(r->ids);
-  free(r->buf);
+  embd_framer_free(&r->f);
   free(r);
 }
 
-uint64_t embd_codec_msgpack_frames(const embd_codec_msgpack_reader *r) { return r ? r->frames : 0; }
-uint64_t embd_codec_msgpack_offset(const embd_codec_msgpack_reader *r) { return r ? r->off : 0; }
-
-static int mp_append(embd_codec_msgpack_reader *r, const uint8_t *p, size_t n) {
-  if (r->buf_cap - r->have < n) {
-    size_t want = r->have + n; /* <= max_frame_bytes: the scanner's bound */
-    size_t cap = r->buf_cap ? r->buf_cap : 256;
-    while (cap < want) cap = cap > SIZE_MAX / 2 ? want : cap * 2;
-    if (cap > r->opt.max_frame_bytes && want <= r->opt.max_frame_bytes) cap = r->opt.max_frame_bytes;
-    uint8_t *nb = realloc(r->buf, cap);
-    if (!nb) return 0;
-    r->buf = nb;
-    r->buf_cap = cap;
-  }
-  embd_copy(r->buf + r->have, p, n); /* a frame's bytes: not memcpy (copy_kernel.h) */
-  r->have += n;
-  return 1;
-}
+uint64_t embd_codec_msgpack_frames(const embd_codec_msgpack_reader *r) { return r ? r->f.index : 0; }
+uint64_t embd_codec_msgpack_offset(const embd_codec_msgpack_reader *r) { return r ? r->f.pos : 0; }
 
 embd_result embd_codec_msgpack_feed(embd_codec_msgpack_reader *r, const void *data, size_t len,
                                     embd_error *err) {
   if (!r || (!data && len)) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader or data");
-  if (r->failed) {
-    if (err) *err = r->sticky;
-    return r->sticky.result;
-  }
-  const uint8_t *d = (const uint8_t *)data;
-  size_t pos = 0;
-  while (pos < len) {
-    if (!r->in_frame) {
-      mp_scan_init(&r->scan, r->opt.max_frame_bytes, 1);
-      r->in_frame = 1;
-      r->frame_off = r->off;
-      r->have = 0;
-    }
-    size_t used;
-    int s = mp_scan_run(&r->scan, d + pos, len - pos, &used);
-    if (s < 0) return mp_stick(r, err, MP_ERR, r->off + used - r->scan.back, "%s", r->scan.why);
-    const uint8_t *fp = d + pos;
-    size_t fn = used;
-    if (s == 0 || r->have) {
-      if (!mp_append(r, d + pos, used))
-        return mp_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, r->frame_off, "out of memory for the frame");
-      fp = r->buf;
-      fn = r->have;
-    }
-    pos += used;
-    r->off += used;
-    if (s == 1) {
-      r->in_frame = 0;
-      embd_result res = mp_frame(r, fp, fn, err);
-      if (res != EMBD_OK) return res;
-    }
-  }
-  if (err) err->result = EMBD_OK, err->offset = 0, err->message[0] = 0;
-  return EMBD_OK;
+  embd_framer_feed(&r->f, &mp_ops, (const uint8_t *)data, len);
+  return embd_framer_report(&r->f, err);
 }
 
 embd_result embd_codec_msgpack_finish(embd_codec_msgpack_reader *r, embd_error *err) {
   if (!r) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader");
-  if (r->failed) {
-    if (err) *err = r->sticky;
-    return r->sticky.result;
-  }
-  if (r->in_frame)
-    return mp_stick(r, err, MP_ERR, r->off, "the stream ends inside the frame (after %zu bytes of it)", r->have);
-  if (err) err->result = EMBD_OK, err->offset = 0, err->message[0] = 0;
-  return EMBD_OK;
+  embd_framer *f = &r->f;
+  const uint64_t got = embd_framer_pending(f);
+  if (f->status == EMBD_OK && got)
+    embd_framer_fail(f, MP_ERR, f->pos, "the stream ends inside the frame (after %llu bytes of it)",
+                     (unsigned long long)got);
+  return embd_framer_report(f, err);
 }
 
 /* ---- the encoder -------------------------------------------------------------------------- */

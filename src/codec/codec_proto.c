@@ -16,27 +16,17 @@
 #include <string.h>
 
 #include "embd/codec_stream.h"
-#include "internal.h"
+#include "framer.h"
 
 #define PB_ERR EMBD_ERR_PROTOBUF
 
 struct embd_codec_proto_reader {
+  embd_framer f; /* first: the ops get the reader back from their embd_framer * */
   embd_codec_stream_options opt;
   uint32_t *ids;
   size_t ids_cap;
-  uint8_t *buf; /* the frame being assembled across chunks */
-  size_t buf_cap;
-  size_t have;
   uint8_t *tc; /* tool_calls records gathered when not back to back */
   size_t tc_cap;
-  uint8_t pre[4];
-  unsigned pre_have;
-  uint32_t need; /* payload length, once pre_have == 4 */
-  uint64_t off;
-  uint64_t frames;
-  uint64_t frame_off;
-  int failed;
-  embd_error sticky;
 };
 
 static const char *const wt_name[8] = {"0 (varint)",      "1 (fixed64)",  "2 (length-delimited)",
@@ -88,19 +78,8 @@ static uint8_t *pb_put_varint(uint8_t *q, uint64_t v) {
 
 /* ---- the reader --------------------------------------------------------------------- */
 
-static embd_result pb_stick(embd_codec_proto_reader *r, embd_error *err, embd_result res,
-                            uint64_t at, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static embd_result pb_stick(embd_codec_proto_reader *r, embd_error *err, embd_result res,
-                            uint64_t at, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  embd_vfail_frame(&r->sticky, res, at, r->frames, at, fmt, ap);
-  va_end(ap);
-  r->failed = 1;
-  if (err) *err = r->sticky;
-  return res;
-}
+/* Every error names the byte at fault (at) and, in the prefix, the frame's first byte. */
+#define pb_stick(r, res, at, ...) embd_framer_fail(&(r)->f, res, at, __VA_ARGS__)
 
 static int pb_ids_reserve(embd_codec_proto_reader *r, size_t want) {
   if (want <= r->ids_cap) return 1;
@@ -118,7 +97,7 @@ static int pb_ids_reserve(embd_codec_proto_reader *r, size_t want) {
 
 /* Parses one CodecFrame (p, len: the payload; base: its absolute offset) and calls on_frame. */
 static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t len,
-                            uint64_t base, embd_error *err) {
+                            uint64_t base) {
   const uint8_t *q = p, *end = p + len;
   size_t n = 0;
   int done = 0;
@@ -132,31 +111,31 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
     const uint8_t *tag_at = q;
     uint64_t tag;
     int vr = pb_varint(&q, end, &tag);
-    if (vr == 1) return pb_stick(r, err, PB_ERR, AT(tag_at), "field tag runs past the end of the frame");
+    if (vr == 1) return pb_stick(r, PB_ERR, AT(tag_at), "field tag runs past the end of the frame");
     if (vr == 2 || tag > UINT32_MAX)
-      return pb_stick(r, err, PB_ERR, AT(tag_at), "field tag longer than 5 bytes (above 2^32-1)");
+      return pb_stick(r, PB_ERR, AT(tag_at), "field tag longer than 5 bytes (above 2^32-1)");
     uint32_t field = (uint32_t)(tag >> 3), wt = (uint32_t)(tag & 7);
-    if (field == 0) return pb_stick(r, err, PB_ERR, AT(tag_at), "field number 0");
+    if (field == 0) return pb_stick(r, PB_ERR, AT(tag_at), "field number 0");
     switch (wt) {
       case 0: {
         const uint8_t *v_at = q;
         uint64_t v;
         vr = pb_varint(&q, end, &v);
         if (vr == 1)
-          return pb_stick(r, err, PB_ERR, AT(v_at), "field %" PRIu32 ": varint runs past the end of the frame", field);
+          return pb_stick(r, PB_ERR, AT(v_at), "field %" PRIu32 ": varint runs past the end of the frame", field);
         if (vr == 2)
-          return pb_stick(r, err, PB_ERR, AT(v_at), "field %" PRIu32 ": varint longer than 10 bytes", field);
+          return pb_stick(r, PB_ERR, AT(v_at), "field %" PRIu32 ": varint longer than 10 bytes", field);
         if (field == 1) { /* an unpacked id */
           if (v > UINT32_MAX)
-            return pb_stick(r, err, PB_ERR, AT(v_at), "ids[%zu] = %" PRIu64 " is above UINT32_MAX", n, v);
+            return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu] = %" PRIu64 " is above UINT32_MAX", n, v);
           if (n >= r->opt.max_ids)
-            return pb_stick(r, err, PB_ERR, AT(v_at), "more than max_ids (%zu) ids", r->opt.max_ids);
-          if (!pb_ids_reserve(r, n + 1)) return pb_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, AT(v_at), "out of memory for ids");
+            return pb_stick(r, PB_ERR, AT(v_at), "more than max_ids (%zu) ids", r->opt.max_ids);
+          if (!pb_ids_reserve(r, n + 1)) return pb_stick(r, EMBD_ERR_OUT_OF_MEMORY, AT(v_at), "out of memory for ids");
           r->ids[n++] = (uint32_t)v;
         } else if (field == 2) {
           done = v != 0;
         } else if (field == 3 || field == 4) {
-          return pb_stick(r, err, PB_ERR, AT(tag_at), "%s (field %" PRIu32 ") has wire type %s, expected 2 (length-delimited)",
+          return pb_stick(r, PB_ERR, AT(tag_at), "%s (field %" PRIu32 ") has wire type %s, expected 2 (length-delimited)",
                           field == 3 ? "finish_reason" : "tool_calls", field, wt_name[wt]);
         }
         break;
@@ -165,11 +144,11 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
       case 5: {
         size_t w = wt == 1 ? 8 : 4;
         if (field <= 4)
-          return pb_stick(r, err, PB_ERR, AT(tag_at), "%s (field %" PRIu32 ") has wire type %s",
+          return pb_stick(r, PB_ERR, AT(tag_at), "%s (field %" PRIu32 ") has wire type %s",
                           field == 1 ? "ids" : field == 2 ? "done" : field == 3 ? "finish_reason" : "tool_calls",
                           field, wt_name[wt]);
         if ((size_t)(end - q) < w)
-          return pb_stick(r, err, PB_ERR, AT(q), "field %" PRIu32 ": %zu-byte value runs past the end of the frame", field, w);
+          return pb_stick(r, PB_ERR, AT(q), "field %" PRIu32 ": %zu-byte value runs past the end of the frame", field, w);
         q += w;
         break;
       }
@@ -178,23 +157,23 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
         uint64_t l;
         vr = pb_varint(&q, end, &l);
         if (vr == 1)
-          return pb_stick(r, err, PB_ERR, AT(l_at), "field %" PRIu32 ": length runs past the end of the frame", field);
+          return pb_stick(r, PB_ERR, AT(l_at), "field %" PRIu32 ": length runs past the end of the frame", field);
         if (vr == 2)
-          return pb_stick(r, err, PB_ERR, AT(l_at), "field %" PRIu32 ": length varint longer than 10 bytes", field);
+          return pb_stick(r, PB_ERR, AT(l_at), "field %" PRIu32 ": length varint longer than 10 bytes", field);
         if (l > (uint64_t)(end - q))
-          return pb_stick(r, err, PB_ERR, AT(l_at), "field %" PRIu32 ": length %" PRIu64 " runs past the end of the frame (%zu bytes left)",
+          return pb_stick(r, PB_ERR, AT(l_at), "field %" PRIu32 ": length %" PRIu64 " runs past the end of the frame (%zu bytes left)",
                           field, l, (size_t)(end - q));
         const uint8_t *s = q, *e = q + l;
         q = e;
         if (field == 1) { /* packed ids: at most one id per byte */
           size_t room = r->opt.max_ids - n;
           if (!pb_ids_reserve(r, n + ((uint64_t)l < room ? (size_t)l : room)))
-            return pb_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, AT(s), "out of memory for ids");
+            return pb_stick(r, EMBD_ERR_OUT_OF_MEMORY, AT(s), "out of memory for ids");
           uint32_t *ids = r->ids;
           const size_t cap = r->opt.max_ids;
           while (s < e) {
             if (n >= cap)
-              return pb_stick(r, err, PB_ERR, AT(s), "more than max_ids (%zu) ids", cap);
+              return pb_stick(r, PB_ERR, AT(s), "more than max_ids (%zu) ids", cap);
             uint32_t b = *s;
             if (b < 0x80) {
               ids[n++] = b;
@@ -210,14 +189,14 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
             uint64_t v;
             vr = pb_varint(&s, e, &v);
             if (vr == 1)
-              return pb_stick(r, err, PB_ERR, AT(v_at), "ids[%zu]: varint runs past the end of the packed ids (unterminated)", n);
-            if (vr == 2) return pb_stick(r, err, PB_ERR, AT(v_at), "ids[%zu]: varint longer than 10 bytes", n);
+              return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu]: varint runs past the end of the packed ids (unterminated)", n);
+            if (vr == 2) return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu]: varint longer than 10 bytes", n);
             if (v > UINT32_MAX)
-              return pb_stick(r, err, PB_ERR, AT(v_at), "ids[%zu] = %" PRIu64 " is above UINT32_MAX", n, v);
+              return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu] = %" PRIu64 " is above UINT32_MAX", n, v);
             ids[n++] = (uint32_t)v;
           }
         } else if (field == 2) {
-          return pb_stick(r, err, PB_ERR, AT(tag_at), "done (field 2) has wire type %s, expected 0 (varint)", wt_name[wt]);
+          return pb_stick(r, PB_ERR, AT(tag_at), "done (field 2) has wire type %s, expected 0 (varint)", wt_name[wt]);
         } else if (field == 3) {
           fr = s;
           fr_len = (size_t)l;
@@ -230,7 +209,7 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
         break;
       }
       default:
-        return pb_stick(r, err, PB_ERR, AT(tag_at), "field %" PRIu32 " has wire type %s%s", field, wt_name[wt],
+        return pb_stick(r, PB_ERR, AT(tag_at), "field %" PRIu32 " has wire type %s%s", field, wt_name[wt],
                         wt == 3 || wt == 4 ? ": groups are not supported" : ": not a protobuf wire type");
     }
   }
@@ -245,7 +224,7 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
   if (tc_split) { /* gather the field-4 records (walk again: the frame is valid now) */
     if (r->tc_cap < tc_sum) {
       uint8_t *nb = realloc(r->tc, tc_sum);
-      if (!nb) return pb_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, r->frame_off, "out of memory for tool_calls");
+      if (!nb) return pb_stick(r, EMBD_ERR_OUT_OF_MEMORY, r->f.start, "out of memory for tool_calls");
       r->tc = nb;
       r->tc_cap = tc_sum;
     }
@@ -271,16 +250,37 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
     f.tool_calls = r->tc;
     f.tool_calls_len = k;
   }
-  f.index = r->frames;
-  f.offset = r->frame_off;
+  f.index = r->f.index;
+  f.offset = r->f.start;
   f.size = len + 4;
 #undef AT
-  embd_result cr = r->opt.on_frame(r->opt.user, &f);
-  if (cr != EMBD_OK)
-    return pb_stick(r, err, cr, r->frame_off, "on_frame returned %d (%s)", (int)cr, embd_strerror(cr));
-  r->frames++;
-  return EMBD_OK;
+  return r->opt.on_frame(r->opt.user, &f);
 }
+
+/* The 4-byte big-endian length prefix: the frame is 4 + its value. */
+static int pb_size(embd_framer *f, const uint8_t *p, size_t n, uint64_t *need) {
+  const embd_codec_proto_reader *r = (const embd_codec_proto_reader *)f;
+  if (n < 4) {
+    *need = 4;
+    return EMBD_FRAMER_MORE;
+  }
+  const uint32_t len = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+  if (len == 0)
+    return embd_framer_fail(f, PB_ERR, f->start, "zero-length frame (a CodecFrame always carries ids or done)"),
+           EMBD_FRAMER_FAIL;
+  if (len > r->opt.max_frame_bytes)
+    return embd_framer_fail(f, PB_ERR, f->start, "length prefix %" PRIu32 " above max_frame_bytes (%zu)",
+                            len, r->opt.max_frame_bytes),
+           EMBD_FRAMER_FAIL;
+  *need = 4 + (uint64_t)len;
+  return EMBD_FRAMER_SIZE;
+}
+
+static embd_result pb_whole(embd_framer *f, const uint8_t *p, size_t n) {
+  return pb_frame((embd_codec_proto_reader *)f, p + 4, n - 4, f->start + 4);
+}
+
+static const embd_framer_ops pb_ops = {pb_size, pb_whole, NULL, NULL, 0};
 
 embd_result embd_codec_proto_create(const embd_codec_stream_options *opt,
                                     embd_codec_proto_reader **out) {
@@ -290,6 +290,7 @@ embd_result embd_codec_proto_create(const embd_codec_stream_options *opt,
     return EMBD_ERR_INVALID_ARGUMENT;
   embd_codec_proto_reader *r = calloc(1, sizeof *r);
   if (!r) return EMBD_ERR_OUT_OF_MEMORY;
+  embd_framer_init(&r->f, 0, 4 + (uint64_t)opt->max_frame_bytes); /* allocates nothing yet */
   r->opt = *opt;
   if (!r->opt.max_ids) r->opt.max_ids = r->opt.max_frame_bytes;
   *out = r;
@@ -299,90 +300,32 @@ embd_result embd_codec_proto_create(const embd_codec_stream_options *opt,
 void embd_codec_proto_destroy(embd_codec_proto_reader *r) {
   if (!r) return;
   free(r->ids);
-  free(r->buf);
+  embd_framer_free(&r->f);
   free(r->tc);
   free(r);
 }
 
-uint64_t embd_codec_proto_frames(const embd_codec_proto_reader *r) { return r ? r->frames : 0; }
-uint64_t embd_codec_proto_offset(const embd_codec_proto_reader *r) { return r ? r->off : 0; }
+uint64_t embd_codec_proto_frames(const embd_codec_proto_reader *r) { return r ? r->f.index : 0; }
+uint64_t embd_codec_proto_offset(const embd_codec_proto_reader *r) { return r ? r->f.pos : 0; }
 
 embd_result embd_codec_proto_feed(embd_codec_proto_reader *r, const void *data, size_t len,
                                   embd_error *err) {
   if (!r || (!data && len)) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader or data");
-  if (r->failed) {
-    if (err) *err = r->sticky;
-    return r->sticky.result;
-  }
-  const uint8_t *d = (const uint8_t *)data;
-  size_t pos = 0;
-  while (pos < len) {
-    if (r->pre_have < 4) {
-      if (r->pre_have == 0) r->frame_off = r->off;
-      if (r->pre_have == 0 && len - pos >= 4) {
-        memcpy(r->pre, d + pos, 4);
-        r->pre_have = 4;
-        pos += 4;
-        r->off += 4;
-      } else {
-        r->pre[r->pre_have++] = d[pos++];
-        r->off++;
-        if (r->pre_have < 4) continue;
-      }
-      r->need = (uint32_t)r->pre[0] << 24 | (uint32_t)r->pre[1] << 16 | (uint32_t)r->pre[2] << 8 | r->pre[3];
-      if (r->need == 0)
-        return pb_stick(r, err, PB_ERR, r->frame_off, "zero-length frame (a CodecFrame always carries ids or done)");
-      if (r->need > r->opt.max_frame_bytes)
-        return pb_stick(r, err, PB_ERR, r->frame_off, "length prefix %" PRIu32 " above max_frame_bytes (%zu)",
-                        r->need, r->opt.max_frame_bytes);
-      r->have = 0;
-      if (len - pos >= r->need) { /* wholly in this chunk: decode in place */
-        embd_result res = pb_frame(r, d + pos, r->need, r->off, err);
-        pos += r->need;
-        r->off += r->need;
-        r->pre_have = 0;
-        if (res != EMBD_OK) return res;
-        continue;
-      }
-      if (r->buf_cap < r->need) {
-        size_t cap = r->buf_cap ? r->buf_cap : 256;
-        while (cap < r->need) cap *= 2;
-        if (cap > r->opt.max_frame_bytes) cap = r->opt.max_frame_bytes;
-        uint8_t *nb = realloc(r->buf, cap);
-        if (!nb) return pb_stick(r, err, EMBD_ERR_OUT_OF_MEMORY, r->frame_off, "out of memory for a %" PRIu32 "-byte frame", r->need);
-        r->buf = nb;
-        r->buf_cap = cap;
-      }
-      continue;
-    }
-    size_t take = r->need - r->have;
-    if (take > len - pos) take = len - pos;
-    embd_copy(r->buf + r->have, d + pos, take); /* not memcpy: copy_kernel.h */
-    r->have += take;
-    pos += take;
-    r->off += take;
-    if (r->have == r->need) {
-      r->pre_have = 0;
-      embd_result res = pb_frame(r, r->buf, r->need, r->frame_off + 4, err);
-      if (res != EMBD_OK) return res;
-    }
-  }
-  if (err) err->result = EMBD_OK, err->offset = 0, err->message[0] = 0;
-  return EMBD_OK;
+  embd_framer_feed(&r->f, &pb_ops, (const uint8_t *)data, len);
+  return embd_framer_report(&r->f, err);
 }
 
 embd_result embd_codec_proto_finish(embd_codec_proto_reader *r, embd_error *err) {
   if (!r) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL reader");
-  if (r->failed) {
-    if (err) *err = r->sticky;
-    return r->sticky.result;
-  }
-  if (r->pre_have && r->pre_have < 4)
-    return pb_stick(r, err, PB_ERR, r->off, "the stream ends inside the length prefix (%u of 4 bytes)", r->pre_have);
-  if (r->pre_have == 4)
-    return pb_stick(r, err, PB_ERR, r->off, "the stream ends inside the frame (%zu of %" PRIu32 " bytes)", r->have, r->need);
-  if (err) err->result = EMBD_OK, err->offset = 0, err->message[0] = 0;
-  return EMBD_OK;
+  embd_framer *f = &r->f;
+  const uint64_t got = embd_framer_pending(f);
+  if (f->status == EMBD_OK && got && got < 4)
+    embd_framer_fail(f, PB_ERR, f->pos, "the stream ends inside the length prefix (%u of 4 bytes)",
+                     (unsigned)got);
+  else if (f->status == EMBD_OK && got)
+    embd_framer_fail(f, PB_ERR, f->pos, "the stream ends inside the frame (%llu of %llu bytes)",
+                     (unsigned long long)(got - 4), (unsigned long long)(f->need - 4));
+  return embd_framer_report(f, err);
 }
 
 /* ---- the encoder ------------------------------------------------------------------------ */

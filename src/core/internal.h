@@ -183,14 +183,35 @@ static inline int embd_host_le_(void) {
 
 /* ---- frames (frame.c), for the batch and stream decoders ---- */
 /* The 16 header bytes at p (avail >= 16 bytes present): validates them (and the dims
- * limits in opt) and sets *need to the whole frame's size, or to 20 for a compressed frame
- * whose length field is not in the avail bytes yet. */
+ * limits in opt) unless `checked` says that was done, and sets *need to the whole frame's
+ * size, or to 20 for a compressed frame whose length field is not in the avail bytes yet. */
 EMBD_INTERNAL embd_result embd_frame_need_(const uint8_t *p, size_t avail,
-                                           const embd_frame_decode_options *opt, uint64_t *need,
-                                           embd_error *err);
+                                           const embd_frame_decode_options *opt, int checked,
+                                           uint64_t *need, embd_error *err);
+/* *info for the frame of `size` bytes (from embd_frame_need_) whose header at p is checked. */
+EMBD_INTERNAL void embd_frame_info_(const uint8_t *p, size_t size, embd_frame_info *info);
 /* Header, lengths, trailing rule and payload CRC (no inflate); fills *info (not NULL). */
 EMBD_INTERNAL embd_result embd_frame_check_(const uint8_t *p, size_t len,
                                             const embd_frame_decode_options *opt,
                                             embd_frame_info *info, embd_error *err);
+/* The payload CRC alone (when the flag is set) of a frame described by a checked *info. */
+EMBD_INTERNAL embd_result embd_frame_payload_check_(const uint8_t *p, const embd_frame_info *info,
+                                                    embd_error *err);
+/* The values of a frame whose header and payload CRC were checked (*info from that check):
+ * converted or inflated, nothing checked again. Validate once: the batch iterator and the
+ * stream decoder check a frame when they hand it out, and this is their decode step. */
+EMBD_INTERNAL embd_result embd_frame_decode_checked_(const uint8_t *p, const embd_frame_info *info,
+                                                     float *out, size_t out_cap, embd_error *err);
+
+/* Test hook: when set, called once for every header check (EMBD_CHECK_HEADER: the header
+ * CRC) and every payload CRC check, so that tests/test_framer.c can show each happens
+ * once per frame. NULL in normal use: one predictable branch. Not thread-safe to set. */
+enum { EMBD_CHECK_HEADER = 0, EMBD_CHECK_PAYLOAD_CRC = 1 };
+EMBD_INTERNAL extern void (*embd_check_hook_)(int what);
+#define EMBD_CHECKED_(what)                              \
+  do {                                                   \
+    if (__builtin_expect(embd_check_hook_ != NULL, 0)) \
+      embd_check_hook_(what);                            \
+  } while (0)
 
 #endif

@@ -203,8 +203,12 @@ embd_result embd_batch_frame_decode(const embd_batch_frame *frame, float *out, s
                                     embd_error *err) {
   if (!frame) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL frame");
   embd_error fe;
+  /* Validate once: embd_batch_next and the stream checked this frame's header and payload
+   * CRC when they handed it out; what is left is the conversion (or the inflate). */
   embd_result r =
-      embd_frame_decode(frame->data, frame->info.frame_size, NULL, out, out_cap, NULL, &fe);
+      frame->data ? embd_frame_decode_checked_(frame->data, &frame->info, out, out_cap, &fe)
+                  : embd_fail(&fe, EMBD_ERR_INVALID_ARGUMENT, 0,
+                              "no frame bytes (a frame decoded straight into its destination)");
   if (r != EMBD_OK) return rebase(err, &fe, frame->index, frame->offset);
   if (err) {
     err->result = EMBD_OK;

@@ -196,8 +196,11 @@ embd_result embd_frame_encode_f64(const double *v, size_t dims,
 
 /* ---- decode --------------------------------------------------------------------------- */
 
+void (*embd_check_hook_)(int what) = NULL;
+
 /* The header's magic, version, padding, flags and CRC (16 bytes at p). */
 static embd_result check_fields(const uint8_t *p, embd_error *err) {
+  EMBD_CHECKED_(EMBD_CHECK_HEADER);
   const uint32_t magic = rd32be(p);
   if (magic != EMBD_FRAME_MAGIC)
     return embd_fail(err, EMBD_ERR_FRAME_BAD_MAGIC, 0,
@@ -240,16 +243,41 @@ static embd_result check_dims(const uint8_t *p, const embd_frame_decode_options 
 }
 
 embd_result embd_frame_need_(const uint8_t *p, size_t avail, const embd_frame_decode_options *opt,
-                             uint64_t *need, embd_error *err) {
-  embd_result r = check_fields(p, err);
-  if (r == EMBD_OK) r = check_dims(p, opt, err);
-  if (r != EMBD_OK) return r;
+                             int checked, uint64_t *need, embd_error *err) {
+  if (!checked) {
+    embd_result r = check_fields(p, err);
+    if (r == EMBD_OK) r = check_dims(p, opt, err);
+    if (r != EMBD_OK) return r;
+  }
   const uint64_t tr = (p[5] & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0;
   if (p[5] & EMBD_FRAME_ZLIB)
     *need = avail < HDR + 4 ? HDR + 4 : HDR + 4 + (uint64_t)rd32le(p + HDR) + tr;
   else
     *need = HDR + (uint64_t)rd32le(p + 8) * 4 + tr;
   return EMBD_OK;
+}
+
+embd_result embd_frame_need(const void *buf, size_t len, const embd_frame_decode_options *opt,
+                            uint64_t *need, embd_error *err) {
+  if (!need || (!buf && len))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer or need");
+  if (len < HDR) {
+    *need = HDR;
+  } else {
+    embd_result r = embd_frame_need_((const uint8_t *)buf, len, opt, 0, need, err);
+    if (r != EMBD_OK) return r;
+  }
+  ok(err);
+  return EMBD_OK;
+}
+
+void embd_frame_info_(const uint8_t *p, size_t size, embd_frame_info *info) {
+  info->dims = rd32le(p + 8);
+  info->version = p[4];
+  info->flags = p[5];
+  info->frame_size = size;
+  info->payload_offset = HDR;
+  info->payload_size = size - HDR - ((p[5] & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0);
 }
 
 /* Everything but the inflate and the payload CRC: the header, the dims limits, that the
@@ -305,6 +333,7 @@ static embd_result check_header(const uint8_t *p, size_t len,
 
 static embd_result check_payload_crc(const uint8_t *p, const embd_frame_info *in, embd_error *err) {
   if (!(in->flags & EMBD_FRAME_PAYLOAD_CRC)) return EMBD_OK;
+  EMBD_CHECKED_(EMBD_CHECK_PAYLOAD_CRC);
   const size_t at = HDR + in->payload_size;
   const uint32_t stored = rd32le(p + at), computed = embd_crc32(0, p + HDR, in->payload_size);
   if (stored != computed)
@@ -392,29 +421,38 @@ static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, 
   return r;
 }
 
+/* The values of a frame whose header and lengths are checked (in), its payload CRC too
+ * when check_crc (after the output's checks, the order the errors always had). */
+static embd_result decode_(const uint8_t *p, const embd_frame_info *in, float *out,
+                           size_t out_cap, int check_crc, embd_error *err) {
+  if (!out && in->dims) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL output for %lu dims",
+                                   (unsigned long)in->dims);
+  if (out_cap < in->dims)
+    return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 8, "output holds %zu floats, frame has %lu dims",
+                out_cap, (unsigned long)in->dims);
+  if (check_crc) {
+    embd_result r = check_payload_crc(p, in, err);
+    if (r != EMBD_OK) return r;
+  }
+  if (in->flags & EMBD_FRAME_ZLIB) {
+    embd_result r = inflate_payload(p, in, (uint8_t *)out, err);
+    if (r != EMBD_OK) return r;
+    embd_f32_from_le(out, out, in->dims);
+  } else {
+    embd_f32_from_le(out, p + HDR, in->dims);
+  }
+  ok(err);
+  return EMBD_OK;
+}
+
 embd_result embd_frame_decode(const void *buf, size_t len, const embd_frame_decode_options *opt,
                               float *out, size_t out_cap, embd_frame_info *info, embd_error *err) {
   const uint8_t *p = (const uint8_t *)buf;
   embd_frame_info in;
   embd_result r = check_header(p, len, opt, &in, err);
-  if (r != EMBD_OK) return r;
-  if (!out && in.dims) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL output for %lu dims",
-                                   (unsigned long)in.dims);
-  if (out_cap < in.dims)
-    return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 8, "output holds %zu floats, frame has %lu dims",
-                out_cap, (unsigned long)in.dims);
-  r = check_payload_crc(p, &in, err);
-  if (r != EMBD_OK) return r;
-  if (in.flags & EMBD_FRAME_ZLIB) {
-    r = inflate_payload(p, &in, (uint8_t *)out, err);
-    if (r != EMBD_OK) return r;
-    embd_f32_from_le(out, out, in.dims);
-  } else {
-    embd_f32_from_le(out, p + HDR, in.dims);
-  }
-  if (info) *info = in;
-  ok(err);
-  return EMBD_OK;
+  if (r == EMBD_OK) r = decode_(p, &in, out, out_cap, 1, err);
+  if (r == EMBD_OK && info) *info = in;
+  return r;
 }
 
 embd_result embd_frame_view(const void *buf, size_t len, const embd_frame_decode_options *opt,
@@ -450,4 +488,14 @@ embd_result embd_frame_check_(const uint8_t *p, size_t len, const embd_frame_dec
   embd_result r = check_header(p, len, opt, info, err);
   if (r == EMBD_OK) r = check_payload_crc(p, info, err);
   return r;
+}
+
+embd_result embd_frame_payload_check_(const uint8_t *p, const embd_frame_info *info,
+                                      embd_error *err) {
+  return check_payload_crc(p, info, err);
+}
+
+embd_result embd_frame_decode_checked_(const uint8_t *p, const embd_frame_info *info, float *out,
+                                       size_t out_cap, embd_error *err) {
+  return decode_(p, info, out, out_cap, 0, err);
 }
