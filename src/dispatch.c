@@ -5,6 +5,7 @@
  * stores the chosen implementations and forwards the call. Stores are release, loads
  * acquire: a thread sees either the stub or a complete choice, never a torn one, and
  * TSan sees the ordering. Re-resolution (embd_isa_set) is serialised by a mutex. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,54 +16,51 @@
 
 /* ---- the registry ---------------------------------------------------------------- */
 
-#define REQ_SSE42 (EMBD_CPU_SSSE3 | EMBD_CPU_SSE42 | EMBD_CPU_PCLMULQDQ)
-/* The avx2 and avx512 kernel files are compiled with -mbmi2 (cmake/EmbdIsaFlags.cmake):
- * the compiler may emit BMI2 anywhere in them, so every such implementation needs it. */
-#define REQ_AVX2 (REQ_SSE42 | EMBD_CPU_AVX2 | EMBD_CPU_BMI2)
-#define REQ_AVX512                                                                 \
-  (REQ_AVX2 | EMBD_CPU_AVX512F | EMBD_CPU_AVX512BW | EMBD_CPU_AVX512VL |           \
-   EMBD_CPU_AVX512VBMI | EMBD_CPU_VPCLMULQDQ)
+/* Each row names its tier and only the features it needs beyond the tier's (the tier's
+ * own come from the one table in cpu.c: embd_tier_required), so a row cannot leave out
+ * a feature its file is compiled for. */
 #define FN(f) ((embd_any_fn)(f))
 
 /* In order of preference, lowest first: resolution takes the last runnable one. */
 static const struct embd_impl_desc crc32_impls[] = {
     {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_crc32_scalar), 1},
 #if defined(EMBD_HAVE_X86_SSE42)
-    {"sse42-pclmul", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_crc32_pclmul), 1},
+    {"sse42-pclmul", EMBD_TIER_SSE42, 0, FN(embd_crc32_pclmul), 1},
 #endif
 #if defined(EMBD_HAVE_X86_AVX2)
-    {"avx2-vpclmul", EMBD_TIER_AVX2, REQ_AVX2 | EMBD_CPU_VPCLMULQDQ, FN(embd_crc32_vpclmul_avx2), 1},
+    {"avx2-vpclmul", EMBD_TIER_AVX2, EMBD_CPU_VPCLMULQDQ, FN(embd_crc32_vpclmul_avx2), 1},
 #endif
 #if defined(EMBD_HAVE_X86_AVX512)
-    {"avx512-vpclmul", EMBD_TIER_AVX512, REQ_AVX512, FN(embd_crc32_vpclmul_avx512), 1},
+    {"avx512-vpclmul", EMBD_TIER_AVX512, 0, FN(embd_crc32_vpclmul_avx512), 1},
 #endif
 #if defined(EMBD_HAVE_ARM_CRC32)
-    {"armv8-crc", EMBD_TIER_NEON, EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32, FN(embd_crc32_armv8), 1},
+    {"armv8-crc", EMBD_TIER_NEON, EMBD_CPU_ARM_CRC32, FN(embd_crc32_armv8), 1},
 #endif
 #if defined(EMBD_HAVE_ARM_PMULL)
-    {"armv8-crc-pmull", EMBD_TIER_NEON,
-     EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32 | EMBD_CPU_ARM_PMULL, FN(embd_crc32_armv8_pmull), 1},
+    {"armv8-crc-pmull", EMBD_TIER_NEON, EMBD_CPU_ARM_CRC32 | EMBD_CPU_ARM_PMULL,
+     FN(embd_crc32_armv8_pmull), 1},
 #endif
 };
 
 static const struct embd_impl_desc bswap32_impls[] = {
     {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_bswap32_scalar), 1},
 #if defined(EMBD_HAVE_X86_SSE42)
-    {"sse42-ssse3", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_bswap32_ssse3), 1},
+    {"sse42-ssse3", EMBD_TIER_SSE42, 0, FN(embd_bswap32_ssse3), 1},
 #endif
 #if defined(EMBD_HAVE_X86_AVX2)
-    {"avx2", EMBD_TIER_AVX2, REQ_AVX2, FN(embd_bswap32_avx2), 1},
+    {"avx2", EMBD_TIER_AVX2, 0, FN(embd_bswap32_avx2), 1},
 #endif
 #if defined(EMBD_HAVE_X86_AVX512)
-    {"avx512-bw", EMBD_TIER_AVX512, REQ_AVX2 | EMBD_CPU_AVX512F | EMBD_CPU_AVX512BW, FN(embd_bswap32_avx512), 1},
+    {"avx512-bw", EMBD_TIER_AVX512, 0, FN(embd_bswap32_avx512), 1},
 #endif
 #if defined(EMBD_HAVE_NEON_SIMDE)
-    /* The NEON kernel compiled through simde (SSSE3 code, -mssse3 with the sse42 family):
-     * for tests and benchmarks only, never picked. */
-    {"neon-simde", EMBD_TIER_SCALAR, REQ_SSE42, FN(embd_bswap32_neon), 0},
+    /* The NEON kernel compiled through simde, in the sse42 family's files (its -m flags:
+     * simde turns the NEON calls into SSSE3/SSE4.1 code): tier sse42, so that EMBD_ISA=
+     * scalar never runs it. For tests and benchmarks only, never picked. */
+    {"neon-simde", EMBD_TIER_SSE42, 0, FN(embd_bswap32_neon), 0},
 #endif
 #if defined(EMBD_HAVE_ARM_NEON)
-    {"neon", EMBD_TIER_NEON, EMBD_CPU_ASIMD, FN(embd_bswap32_neon), 1},
+    {"neon", EMBD_TIER_NEON, 0, FN(embd_bswap32_neon), 1},
 #endif
 };
 
@@ -96,29 +94,29 @@ _Static_assert(sizeof copy_impls / sizeof copy_impls[0] ==
   {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_base64_##dir##_scalar), 1},                       \
   B64_SSE42(dir) B64_AVX2(dir) B64_AVX512(dir) B64_NEON_SIMDE(dir) B64_NEON(dir)
 #if defined(EMBD_HAVE_X86_SSE42)
-#define B64_SSE42(dir) {"sse42", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_base64_##dir##_sse42), 1},
+#define B64_SSE42(dir) {"sse42", EMBD_TIER_SSE42, 0, FN(embd_base64_##dir##_sse42), 1},
 #else
 #define B64_SSE42(dir)
 #endif
 #if defined(EMBD_HAVE_X86_AVX2)
-#define B64_AVX2(dir) {"avx2", EMBD_TIER_AVX2, REQ_AVX2, FN(embd_base64_##dir##_avx2), 1},
+#define B64_AVX2(dir) {"avx2", EMBD_TIER_AVX2, 0, FN(embd_base64_##dir##_avx2), 1},
 #else
 #define B64_AVX2(dir)
 #endif
 #if defined(EMBD_HAVE_X86_AVX512)
 #define B64_AVX512(dir) \
-  {"avx512-vbmi", EMBD_TIER_AVX512, REQ_AVX512, FN(embd_base64_##dir##_avx512), 1},
+  {"avx512-vbmi", EMBD_TIER_AVX512, 0, FN(embd_base64_##dir##_avx512), 1},
 #else
 #define B64_AVX512(dir)
 #endif
 #if defined(EMBD_HAVE_NEON_SIMDE)
 #define B64_NEON_SIMDE(dir) \
-  {"neon-simde", EMBD_TIER_SCALAR, REQ_SSE42, FN(embd_base64_##dir##_neon), 0},
+  {"neon-simde", EMBD_TIER_SSE42, 0, FN(embd_base64_##dir##_neon), 0},
 #else
 #define B64_NEON_SIMDE(dir)
 #endif
 #if defined(EMBD_HAVE_ARM_NEON)
-#define B64_NEON(dir) {"neon", EMBD_TIER_NEON, EMBD_CPU_ASIMD, FN(embd_base64_##dir##_neon), 1},
+#define B64_NEON(dir) {"neon", EMBD_TIER_NEON, 0, FN(embd_base64_##dir##_neon), 1},
 #else
 #define B64_NEON(dir)
 #endif
@@ -160,7 +158,9 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int g_ready;
 static _Atomic uint64_t g_detected;
 static _Atomic uint64_t g_enabled;
-static atomic_int g_cap = EMBD_TIER_NEON; /* highest tier allowed */
+/* No tier forced: every tier is allowed (the cap is compared with embd_tier values). */
+#define CAP_NONE INT_MAX
+static atomic_int g_cap = CAP_NONE; /* highest tier allowed */
 static _Atomic(size_t) g_active[EMBD_KERNEL_COUNT_];
 
 static uint32_t crc32_stub(uint32_t crc, const void *buf, size_t len);
@@ -176,10 +176,18 @@ static embd_result b64enc_stub(const void *src, size_t n, unsigned flags, char *
                                size_t *written);
 static _Atomic(embd_base64_encode_fn) g_b64enc = b64enc_stub;
 
+static uint64_t impl_required(const struct embd_impl_desc *d) {
+  return embd_tier_required(d->tier) | d->extra;
+}
+
+static int impl_runnable(const struct embd_impl_desc *d, int cap, uint64_t enabled) {
+  return (int)d->tier <= cap && (impl_required(d) & ~enabled) == 0;
+}
+
 static size_t select_impl(embd_kernel k, int cap, uint64_t enabled) {
   for (size_t i = registry[k].count; i-- > 0;) {
     const struct embd_impl_desc *d = &registry[k].impls[i];
-    if (d->selectable && (int)d->tier <= cap && (d->required & ~enabled) == 0) return i;
+    if (d->selectable && impl_runnable(d, cap, enabled)) return i;
   }
   return 0;
 }
@@ -206,11 +214,9 @@ static void apply(int cap, uint64_t enabled) {
 
 /* ---- spec parsing ---------------------------------------------------------------- */
 
-static const char *const tier_words[] = {"scalar", "sse42", "avx2", "avx512", "neon"};
-
 static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
                               uint64_t *enabled_out, char *msg, size_t msgcap) {
-  int cap = EMBD_TIER_NEON, have_tier = 0;
+  int cap = CAP_NONE, have_tier = 0;
   uint64_t enabled = detected;
   const char *p = spec ? spec : "";
   int first = 1;
@@ -236,11 +242,9 @@ static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
         return EMBD_ERR_UNKNOWN_ISA;
       }
       have_tier = 2; /* "auto": no cap, nothing to check */
-      cap = EMBD_TIER_NEON;
+      cap = CAP_NONE;
     } else {
-      int t = -1;
-      for (int i = 0; i < 5; i++)
-        if (strlen(tier_words[i]) == len && memcmp(tier_words[i], p, len) == 0) t = i;
+      const int t = embd_tier_by_name(p, len);
       if (t < 0) {
         snprintf(msg, msgcap,
                  "unknown tier \"%.*s\" in ISA spec \"%s\" (tiers: scalar, sse42, avx2, "
@@ -259,16 +263,21 @@ static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
     if (*p == ',') p++;
   }
   if (have_tier == 1) {
-    uint64_t missing = embd_tier_required((embd_tier)cap) & ~enabled;
+    /* The same requirement the registry applies: a forced tier whose kernels could not
+     * run is refused here, never quietly run as a lower tier. */
+    const uint64_t missing = embd_tier_required((embd_tier)cap) & ~enabled;
     if (missing) {
+      /* Name a masked feature first: the spec's own mask is the likelier surprise. */
+      const uint64_t named = (missing & detected) ? (missing & detected) : missing;
       const char *fname = "?";
       for (int b = 0; b < 64; b++)
-        if (missing & (UINT64_C(1) << b)) {
+        if (named & (UINT64_C(1) << b)) {
           fname = embd_cpu_feature_name(UINT64_C(1) << b);
           break;
         }
       snprintf(msg, msgcap, "tier \"%s\" in ISA spec \"%s\" cannot run here: %s is %s",
-               tier_words[cap], spec, fname, (detected & missing) ? "masked" : "not available");
+               embd_tier_name((embd_tier)cap), spec, fname,
+               (detected & named) ? "masked" : "not available");
       return EMBD_ERR_UNSUPPORTED_ISA;
     }
   }
@@ -399,10 +408,10 @@ embd_result embd_impl_get(embd_kernel kernel, size_t index, embd_impl_info *out)
   int cap = atomic_load_explicit(&g_cap, memory_order_acquire);
   out->name = d->name;
   out->tier = d->tier;
-  out->required = d->required;
+  out->required = impl_required(d);
   /* A forced tier hides the implementations above it too: a benchmark or test run with
    * EMBD_ISA=avx2 must not measure or call avx512 code through the registry. */
-  out->runnable = (d->required & ~enabled) == 0 && (int)d->tier <= cap;
+  out->runnable = impl_runnable(d, cap, enabled);
   return EMBD_OK;
 }
 

@@ -31,8 +31,12 @@ static inline int embd_above_u32(uint64_t v) { return v > UINT32_MAX; }
 
 /* ---- CPU features (cpu.c) ---- */
 EMBD_INTERNAL uint64_t embd_cpu_detect(void);
-/* Features a tier needs; 0 for scalar. */
+/* Number of tiers (embd_tier values 0 .. EMBD_TIER_COUNT - 1). */
+#define EMBD_TIER_COUNT 5
+/* Features a tier needs (the one table, in cpu.c); 0 for scalar and unknown tiers. */
 EMBD_INTERNAL uint64_t embd_tier_required(embd_tier tier);
+/* The tier named `name` (length len), or -1. */
+EMBD_INTERNAL int embd_tier_by_name(const char *name, size_t len);
 /* Feature bit for a name ("avx2"), 0 if unknown. */
 EMBD_INTERNAL uint64_t embd_cpu_feature_by_name(const char *name, size_t len);
 
@@ -41,7 +45,8 @@ typedef void (*embd_any_fn)(void);
 struct embd_impl_desc {
   const char *name;
   embd_tier tier;
-  uint64_t required;
+  /* Features needed beyond the tier's own (embd_tier_required), e.g. VPCLMULQDQ. */
+  uint64_t extra;
   embd_any_fn fn;
   /* 0: listed (embd_impl_get, embd_<kernel>_impl) but never picked by the dispatcher,
    * e.g. the NEON kernel built through simde on x86. */
