@@ -24,8 +24,8 @@
  * it (the used bytes at offset 4), so no load passes the block's end; the last block is
  * the one ending at n, rewriting characters already stored. n < 16 is the scalar loop's.
  *
- * The steps and both loops are in base64_x86_template.h, shared with base64_avx2.c (which
- * runs them on 256 bits, and these 128-bit loops for its shortest inputs); this file
+ * The steps and loops are in base64_x86_template.h, shared with base64_avx2.c (which
+ * runs them on 256 bits, and these 128-bit ones for its shortest inputs); this file
  * compiles them with the sse42 tier's flags. */
 #define B64_W 128
 #include "base64_x86_template.h"

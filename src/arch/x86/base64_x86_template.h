@@ -5,16 +5,17 @@
  *
  * Included by the kernel files, each compiled with its own -m flags (the intrinsics
  * emit native code only under the file's flags), with B64_W defined as 128 or 256; a
- * file may include it once per width (base64_avx2.c uses the 128-bit steps for inputs
- * under one 256-bit block). Defines, for width W (names suffixed _128 or _256):
+ * file may include it once per width, 128 first (base64_avx2.c: the 128-bit kernels take
+ * inputs under one 256-bit block). Defines, for width W (names suffixed _128 or _256):
  *   b64_dec_consts_W, b64_dec_setup_W(url)   the decode tables for an alphabet
  *   b64_dec_translate_W(x, k, &lob, &hib)    characters -> 6-bit values; lob & hib is
  *                                            non-zero exactly where a character is bad
  *   b64_dec_pack_W(v)                        values -> 12 bytes at the bottom of each lane
  *   b64_enc_lut_W(url), b64_enc_split_W(in, shuffle), b64_enc_translate_W(v, lut)
- * and with B64_W 128 the whole sse42 block kernels b64_dec_128 and b64_enc_128 (contract:
- * src/base64_driver.h), whose loops are described in base64_sse42.c. B64_X86_IMPL turns
- * block kernels into the implementation's public-contract functions. */
+ * and the block kernels b64_dec_W and b64_enc_W (contract: src/base64_driver.h; their
+ * loops are described in base64_sse42.c and base64_avx2.c); the 256-bit ones hand inputs
+ * under one block to the 128-bit ones. B64_X86_IMPL turns block kernels into the
+ * implementation's public-contract functions. */
 #include <immintrin.h>
 
 #include "../../base64_driver.h"
@@ -177,67 +178,117 @@ B64_INLINE V N_(b64_enc_translate)(V v, V lut) {
   return V_(add_epi8)(v, V_(shuffle_epi8)(lut, idx));
 }
 
-#if B64_W == 128
-/* ---- the 128-bit block kernels (base64_sse42.c describes the loops) ---- */
+/* ---- the block kernels (contract: src/base64_driver.h) ---- */
 
-/* Decodes 16 characters at s into exactly 12 bytes at d; 0 (nothing stored) when they
- * hold a character outside the alphabet. */
-B64_INLINE int b64_dec16_exact(uint8_t *d, const uint8_t *s, const b64_dec_consts_128 *k) {
-  __m128i l, h;
-  const __m128i v = b64_dec_translate_128(_mm_loadu_si128((const __m128i *)s), k, &l, &h);
-  if (!_mm_testz_si128(l, h)) return 0;
-  const __m128i p = b64_dec_pack_128(v);
+enum {
+  N_(B64_DEC_BLK) = B64_W / 8,                    /* characters per decode block */
+  N_(B64_DEC_OUT) = B64_W / 8 / 4 * 3,            /* bytes it decodes to */
+  N_(B64_ENC_BLK) = B64_W / 8 / 4 * 3,            /* bytes per encode block */
+  N_(B64_ENC_SPILL) = B64_W == 128 ? 0 : 4,       /* its fast load reads past its end */
+  N_(B64_ENC_MIN) = B64_W == 128 ? 16 : 28,       /* input the first block loads */
+};
+
+/* Decodes one block at s into exactly its bytes at d; 0 (nothing stored) when it holds
+ * a character outside the alphabet. */
+B64_INLINE int N_(b64_dec_exact)(uint8_t *d, const uint8_t *s, const N_(b64_dec_consts) *k) {
+  V l, h;
+  const V v = N_(b64_dec_translate)(VSI(loadu)((const V *)s), k, &l, &h);
+  if (!VSI(testz)(l, h)) return 0;
+#if B64_W == 128
+  const __m128i p = b64_dec_pack_128(v); /* 8 + 4 bytes */
   _mm_storel_epi64((__m128i *)d, p);
   const uint32_t w = (uint32_t)_mm_extract_epi32(p, 2);
   memcpy(d + 8, &w, 4);
+#else
+  /* the lanes put together by vpermd: 16 + 8 bytes */
+  const __m256i p = _mm256_permutevar8x32_epi32(b64_dec_pack_256(v),
+                                                _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7));
+  _mm_storeu_si128((__m128i *)d, _mm256_castsi256_si128(p));
+  _mm_storel_epi64((__m128i *)(d + 16), _mm256_extracti128_si256(p, 1));
+#endif
   return 1;
 }
 
-B64_INLINE size_t b64_dec_128(uint8_t *dst, const uint8_t *src, size_t n, int url) {
-  const b64_dec_consts_128 k = b64_dec_setup_128(url);
+B64_INLINE size_t N_(b64_dec)(uint8_t *dst, const uint8_t *src, size_t n, int url) {
+  enum { BLK = N_(B64_DEC_BLK), OUT = N_(B64_DEC_OUT) };
+#if B64_W == 256
+  if (n < BLK) return b64_dec_128(dst, src, n, url);
+#endif
+  const N_(b64_dec_consts) k = N_(b64_dec_setup)(url);
   const size_t out = n / 4 * 3;
   int bad;
-  size_t i = b64_dec_pairs_128(dst, src, n, out, &k, &bad), o = i / 4 * 3;
+  size_t i = N_(b64_dec_pairs)(dst, src, n, out, &k, &bad), o = i / 4 * 3;
   if (bad) return i;
-  for (; i + 16 <= n; i += 16, o += 12)
-    if (!b64_dec16_exact(dst + o, src + i, &k)) return i;
-  /* under 16 characters left: the block ending at n, over characters already decoded
-   * (it rewrites the same bytes); when it holds a bad character, the scalar loop takes
-   * the characters before it */
-  if (i < n && n >= 16 && b64_dec16_exact(dst + out - 12, src + n - 16, &k)) i = n;
+  for (; i + BLK <= n; i += BLK, o += OUT)
+    if (!N_(b64_dec_exact)(dst + o, src + i, &k)) return i;
+  /* under a block left: the block ending at n, over characters already decoded (it
+   * rewrites the same bytes); when it holds a bad character, the scalar loop takes the
+   * characters before it */
+  if (i < n && n >= BLK && N_(b64_dec_exact)(dst + out - OUT, src + n - BLK, &k)) i = n;
   return i;
 }
 
-/* The 12 bytes at s -> 16 characters; shifted: loaded from s - 4 (reads s[-4 .. 12)),
- * otherwise from s (reads s[0 .. 16)). */
-B64_INLINE __m128i b64_enc_block_128(const uint8_t *s, int shifted, __m128i lut) {
-  const __m128i in = _mm_loadu_si128((const __m128i *)(s - 4 * shifted));
-  const __m128i shuf = shifted ? _mm_setr_epi8(B64_ENC_AT4) : _mm_setr_epi8(B64_ENC_AT0);
-  return b64_enc_translate_128(b64_enc_split_128(in, shuf), lut);
+/* Loads of one encode block at s (its bytes at offset 4 of each lane, or 0: AT0):
+ *   first: the first block, with nothing before it (reads s[0 .. MIN));
+ *   exact: loads from 4 bytes early that end where the block ends (reads s[-4 .. BLK));
+ *   fast:  one load from 4 bytes early (reads s[-4 .. BLK + SPILL)). */
+B64_INLINE V N_(b64_enc_first)(const uint8_t *s, V lut) {
+#if B64_W == 128
+  const __m128i in = _mm_loadu_si128((const __m128i *)s);
+#else
+  const __m256i in =
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)s)),
+                              _mm_loadu_si128((const __m128i *)(s + 12)), 1);
+#endif
+  return N_(b64_enc_translate)(N_(b64_enc_split)(in, ROW(B64_ENC_AT0)), lut);
 }
 
-B64_INLINE size_t b64_enc_128(char *dst, const uint8_t *src, size_t n, int url) {
-  const __m128i lut = b64_enc_lut_128(url);
+B64_INLINE V N_(b64_enc_exact)(const uint8_t *s, V lut) {
+#if B64_W == 128
+  const __m128i in = _mm_loadu_si128((const __m128i *)(s - 4));
+#else
+  const __m256i in =
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(s - 4))),
+                              _mm_loadu_si128((const __m128i *)(s + 8)), 1);
+#endif
+  return N_(b64_enc_translate)(N_(b64_enc_split)(in, ROW(B64_ENC_AT4)), lut);
+}
+
+B64_INLINE V N_(b64_enc_fast)(const uint8_t *s, V lut) {
+#if B64_W == 128
+  return b64_enc_exact_128(s, lut);
+#else
+  /* lane 0 holds the first 12 bytes at offset 4, lane 1 the next 12 at offset 0 */
+  const __m256i in = _mm256_loadu_si256((const __m256i *)(s - 4));
+  return b64_enc_translate_256(
+      b64_enc_split_256(in, _mm256_setr_epi8(B64_ENC_AT4, B64_ENC_AT0)), lut);
+#endif
+}
+
+B64_INLINE size_t N_(b64_enc)(char *dst, const uint8_t *src, size_t n, int url) {
+  enum { BLK = N_(B64_ENC_BLK), CHARS = B64_W / 8, SPILL = N_(B64_ENC_SPILL) };
+  if (n < N_(B64_ENC_MIN)) {
+#if B64_W == 256
+    return b64_enc_128(dst, src, n, url);
+#else
+    return 0; /* the scalar loop's */
+#endif
+  }
+  const V lut = N_(b64_enc_lut)(url);
   const size_t out = n / 3 * 4;
-  if (n < 16) return 0;
-  _mm_storeu_si128((__m128i *)dst, b64_enc_block_128(src, 0, lut));
-  size_t i = 12, o = 16; /* every later block is loaded from 4 bytes early */
-  for (; i + 24 <= n; i += 24, o += 32) {
-    const __m128i a = b64_enc_block_128(src + i, 1, lut);
-    const __m128i b = b64_enc_block_128(src + i + 12, 1, lut);
-    _mm_storeu_si128((__m128i *)(dst + o), a);
-    _mm_storeu_si128((__m128i *)(dst + o + 16), b);
+  VSI(storeu)((V *)dst, N_(b64_enc_first)(src, lut));
+  size_t i = BLK, o = CHARS; /* every later block is loaded from 4 bytes early */
+  for (; i + 2 * BLK + SPILL <= n; i += 2 * BLK, o += 2 * CHARS) {
+    const V a = N_(b64_enc_fast)(src + i, lut), b = N_(b64_enc_fast)(src + i + BLK, lut);
+    VSI(storeu)((V *)(dst + o), a);
+    VSI(storeu)((V *)(dst + o + CHARS), b);
   }
-  if (i + 12 <= n) {
-    _mm_storeu_si128((__m128i *)(dst + o), b64_enc_block_128(src + i, 1, lut));
-    i += 12;
-  }
-  /* under 12 bytes left: the block ending at n, over groups already encoded */
-  if (i < n)
-    _mm_storeu_si128((__m128i *)(dst + out - 16), b64_enc_block_128(src + n - 12, 1, lut));
+  for (; i + BLK <= n; i += BLK, o += CHARS)
+    VSI(storeu)((V *)(dst + o), N_(b64_enc_exact)(src + i, lut));
+  /* under a block left: the block ending at n, over groups already encoded */
+  if (i < n) VSI(storeu)((V *)(dst + out - CHARS), N_(b64_enc_exact)(src + n - BLK, lut));
   return n;
 }
-#endif
 
 #undef V
 #undef V_
