@@ -1,6 +1,6 @@
-# Runs PROG with EMBD_ISA=SPEC (through EMULATOR, a list, when cross-compiling) and
-# requires what embd/cpu.h promises for an invalid EMBD_ISA: the reason on stderr,
-# matching EXPECT, and a failed (aborted) process. ctest itself counts any crashed test
+# Runs PROG (with ARGS, optional) with EMBD_ISA=SPEC (through EMULATOR, a list, when
+# cross-compiling) and requires what embd/cpu.h promises for an invalid EMBD_ISA: the
+# reason on stderr, matching EXPECT, and a failed (aborted) process. ctest itself counts any crashed test
 # as failed regardless of WILL_FAIL or output regexes, hence this script.
 foreach(_v PROG SPEC EXPECT)
   if(NOT DEFINED ${_v})
@@ -8,7 +8,7 @@ foreach(_v PROG SPEC EXPECT)
   endif()
 endforeach()
 set(ENV{EMBD_ISA} "${SPEC}")
-execute_process(COMMAND ${EMULATOR} "${PROG}"
+execute_process(COMMAND ${EMULATOR} "${PROG}" ${ARGS}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message(STATUS "EMBD_ISA=${SPEC}: exit \"${rc}\"\nstdout: ${out}\nstderr: ${err}")
 if("${rc}" STREQUAL "0")

@@ -85,7 +85,8 @@ static int spec_cap(const char *spec) {
 }
 
 /* Registry flags follow the enabled features and the forced tier: an implementation
- * above the tier is not runnable either. */
+ * above the tier is not runnable either. Every kernel family, and the active one of each
+ * is runnable. */
 static void check_runnable_flags(const char *ctx, const char *spec) {
   const uint64_t en = embd_cpu_features_enabled();
   const int cap = spec_cap(spec);
@@ -97,6 +98,23 @@ static void check_runnable_flags(const char *ctx, const char *spec) {
       fail_msg("%s: %s runnable=%d embd_crc32_impl=%p but required %#llx enabled %#llx", ctx,
                in.name, in.runnable, (void *)(uintptr_t)embd_crc32_impl(i),
                (unsigned long long)in.required, (unsigned long long)en);
+  }
+  for (int k = 0; k < EMBD_KERNEL_COUNT_; k++) {
+    const char *active = embd_impl_active((embd_kernel)k);
+    int active_seen = 0;
+    for (size_t i = 0; i < embd_impl_count((embd_kernel)k); i++) {
+      embd_impl_info in;
+      assert_int_equal(embd_impl_get((embd_kernel)k, i, &in), EMBD_OK);
+      const int expect = (in.required & ~en) == 0 && (int)in.tier <= cap;
+      if ((in.runnable != 0) != expect)
+        fail_msg("%s: %s %s runnable=%d, required %#llx enabled %#llx tier %s", ctx,
+                 embd_kernel_name((embd_kernel)k), in.name, in.runnable,
+                 (unsigned long long)in.required, (unsigned long long)en,
+                 embd_tier_name(in.tier));
+      if (active && strcmp(active, in.name) == 0) active_seen = 1, assert_true(in.runnable);
+    }
+    if (!active_seen) fail_msg("%s: %s active \"%s\" not listed", ctx,
+                               embd_kernel_name((embd_kernel)k), active ? active : "(null)");
   }
 }
 
@@ -330,6 +348,82 @@ static void test_x86_mask_vpclmulqdq(void **state) {
   check_dispatch("-vpclmulqdq");
 }
 
+/* Issue 12: EMBD_ISA=avx2,-bmi2 used to be accepted (the spec parser's avx2 tier left
+ * BMI2 out) and then ran sse42 kernels (the registry's avx2 rows need it): a forced tier
+ * that quietly became another. Every avx2 and avx512 kernel file is compiled with -mbmi2,
+ * so the one tier table makes BMI2 part of those tiers: the spec is refused, everywhere
+ * (and EMBD_ISA=avx2,-bmi2 aborts with the reason: isa_report.unsupported.avx2-nobmi2
+ * in tests/CMakeLists.txt). Masking bmi2 without a tier runs no avx2 code at all. */
+static void test_avx2_without_bmi2_is_refused(void **state) {
+  (void)state;
+  assert_int_equal(embd_isa_check("avx2,-bmi2"), EMBD_ERR_UNSUPPORTED_ISA);
+  assert_int_equal(embd_isa_check("avx512,-bmi2"), EMBD_ERR_UNSUPPORTED_ISA);
+  assert_int_equal(embd_isa_set("scalar"), EMBD_OK);
+  const uint64_t en = embd_cpu_features_enabled();
+  assert_int_equal(embd_isa_set("avx2,-bmi2"), EMBD_ERR_UNSUPPORTED_ISA);
+  assert_int_equal(embd_cpu_features_enabled(), en); /* nothing changed */
+  for (int k = 0; k < EMBD_KERNEL_COUNT_; k++)
+    assert_string_equal(embd_impl_active((embd_kernel)k), "scalar");
+  if (!tier_runnable("avx2")) {
+    printf("[ cpu      ] no avx2 tier here: only the refusal was checked\n");
+    return;
+  }
+  assert_int_equal(embd_isa_set("-bmi2"), EMBD_OK);
+  check_dispatch("-bmi2");
+  for (int k = 0; k < EMBD_KERNEL_COUNT_; k++) {
+    for (size_t i = 0; i < embd_impl_count((embd_kernel)k); i++) {
+      embd_impl_info in;
+      assert_int_equal(embd_impl_get((embd_kernel)k, i, &in), EMBD_OK);
+      if (in.tier == EMBD_TIER_AVX2 || in.tier == EMBD_TIER_AVX512) {
+        assert_true(in.required & EMBD_CPU_BMI2);
+        assert_false(in.runnable);
+      }
+    }
+    printf("[ cpu      ] -bmi2: %-14s -> %s\n", embd_kernel_name((embd_kernel)k),
+           embd_impl_active((embd_kernel)k));
+  }
+}
+
+/* The registry and the spec parser read one tier table: every implementation of a tier
+ * needs each feature without which the parser refuses that tier (probed here for the
+ * tiers this CPU runs), and nothing that needs a CPU feature is listed as tier scalar
+ * (issue 12: the neon-simde kernels, SSSE3 code, were, and ran under EMBD_ISA=scalar). */
+static void test_registry_agrees_with_tiers(void **state) {
+  (void)state;
+  for (int t = 0; t <= EMBD_TIER_NEON; t++) {
+    const char *tn = embd_tier_name((embd_tier)t);
+    if (embd_isa_check(tn) != EMBD_OK) continue;
+    uint64_t need = 0;
+    for (int b = 0; b < 63; b++) {
+      const char *f = embd_cpu_feature_name(UINT64_C(1) << b);
+      if (!f) continue;
+      char spec[64];
+      snprintf(spec, sizeof spec, "%s,-%s", tn, f);
+      if (embd_isa_check(spec) == EMBD_ERR_UNSUPPORTED_ISA) need |= UINT64_C(1) << b;
+    }
+    for (int k = 0; k < EMBD_KERNEL_COUNT_; k++)
+      for (size_t i = 0; i < embd_impl_count((embd_kernel)k); i++) {
+        embd_impl_info in;
+        assert_int_equal(embd_impl_get((embd_kernel)k, i, &in), EMBD_OK);
+        if ((int)in.tier == t && (need & ~in.required))
+          fail_msg("%s %s (tier %s) needs %#llx, the tier %#llx",
+                   embd_kernel_name((embd_kernel)k), in.name, tn,
+                   (unsigned long long)in.required, (unsigned long long)need);
+      }
+  }
+  assert_int_equal(embd_isa_set("scalar"), EMBD_OK);
+  for (int k = 0; k < EMBD_KERNEL_COUNT_; k++)
+    for (size_t i = 0; i < embd_impl_count((embd_kernel)k); i++) {
+      embd_impl_info in;
+      assert_int_equal(embd_impl_get((embd_kernel)k, i, &in), EMBD_OK);
+      if (in.tier == EMBD_TIER_SCALAR) assert_int_equal(in.required, 0);
+      if (in.required) assert_int_not_equal(in.tier, EMBD_TIER_SCALAR);
+      if (in.runnable && (in.tier != EMBD_TIER_SCALAR || in.required))
+        fail_msg("EMBD_ISA=scalar: %s %s (tier %s) is runnable",
+                 embd_kernel_name((embd_kernel)k), in.name, embd_tier_name(in.tier));
+    }
+}
+
 /* "auto", "" and NULL all return to the best implementation with nothing masked. */
 static void test_auto_restores(void **state) {
   (void)state;
@@ -465,6 +559,8 @@ int main(void) {
       cmocka_unit_test_teardown(test_every_tier_and_mask, restore_auto),
       cmocka_unit_test_teardown(test_x86_mask_vpclmulqdq, restore_auto),
       cmocka_unit_test_teardown(test_auto_restores, restore_auto),
+      cmocka_unit_test_teardown(test_avx2_without_bmi2_is_refused, restore_auto),
+      cmocka_unit_test_teardown(test_registry_agrees_with_tiers, restore_auto),
       cmocka_unit_test(test_strerror),
       cmocka_unit_test(test_version),
       cmocka_unit_test_teardown(test_threads_toggle, restore_auto),

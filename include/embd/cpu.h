@@ -7,8 +7,14 @@
  * Tiers, by name (each includes the features of the lower x86 tiers):
  *   scalar  portable C, every host
  *   sse42   SSSE3 + SSE4.2 + PCLMULQDQ
- *   avx2    sse42 + AVX2 (kernels use VPCLMULQDQ on YMM where the CPU has it)
+ *   avx2    sse42 + AVX2 + BMI2 (the crc32 kernel uses VPCLMULQDQ on YMM where the
+ *           CPU has it, otherwise the sse42 one runs)
  *   avx512  avx2 + AVX-512 F/BW/VL/VBMI + VPCLMULQDQ
+ * Every implementation of a tier needs all of its tier's features (its code is compiled
+ * for them), so masking one of them hides the whole tier: "avx2,-bmi2" is an error, and
+ * "-bmi2" alone runs sse42 kernels. The NEON kernels built for x86 through simde
+ * ("neon-simde", listed for tests and benchmarks, never picked) are sse42 code and are
+ * listed with tier sse42.
  *   neon    aarch64 ASIMD (CRC-32 also uses the ARMv8 CRC32 and PMULL extensions,
  *           each detected separately)
  *
@@ -16,7 +22,8 @@
  * words: at most one tier name (the highest tier to use: it must be runnable here), or
  * "auto", and any number of "-feature" words that hide a feature (names as in
  * embd_cpu_feature_name, e.g. "-vpclmulqdq", "-pmull"). Examples: "scalar", "avx2",
- * "avx512,-vpclmulqdq" (an error: avx512 needs it), "neon,-pmull".
+ * "avx512,-vpclmulqdq" (an error: avx512 needs it), "avx2,-bmi2" (an error too),
+ * "neon,-pmull".
  *
  * The environment variable EMBD_ISA holds such a spec and is read once, the first time
  * a kernel is used. An invalid EMBD_ISA is not ignored: the library prints the reason to

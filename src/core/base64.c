@@ -13,12 +13,35 @@ embd_result embd_base64_encoded_size(size_t n, unsigned flags, size_t *size) {
 
 embd_result embd_base64_decode(const char *src, size_t len, unsigned flags, void *dst,
                                size_t cap, size_t *written, embd_error *err) {
-  return embd_base64_decode_dispatched()(src, len, flags, dst, cap, written, err);
+  return EMBD_CALL(EMBD_KERNEL_BASE64_DECODE, 0, embd_base64_decode_fn)(src, len, flags, dst,
+                                                                      cap, written, err);
 }
 
 embd_result embd_base64_encode(const void *src, size_t n, unsigned flags, char *dst, size_t cap,
                                size_t *written) {
-  return embd_base64_encode_dispatched()(src, n, flags, dst, cap, written);
+  return EMBD_CALL(EMBD_KERNEL_BASE64_ENCODE, 0, embd_base64_encode_fn)(src, n, flags, dst,
+                                                                      cap, written);
+}
+
+/* The slots' values until the first call resolves every family. */
+embd_result embd_base64_decode_stub_(const char *src, size_t len, unsigned flags, void *dst,
+                                     size_t cap, size_t *written, embd_error *err) {
+  embd_dispatch_init_();
+  return embd_base64_decode(src, len, flags, dst, cap, written, err);
+}
+
+embd_result embd_base64_encode_stub_(const void *src, size_t n, unsigned flags, char *dst,
+                                     size_t cap, size_t *written) {
+  embd_dispatch_init_();
+  return embd_base64_encode(src, n, flags, dst, cap, written);
+}
+
+embd_base64_decode_fn embd_base64_decode_impl(size_t index) {
+  return (embd_base64_decode_fn)embd_impl_fn_(EMBD_KERNEL_BASE64_DECODE, index, 0);
+}
+
+embd_base64_encode_fn embd_base64_encode_impl(size_t index) {
+  return (embd_base64_encode_fn)embd_impl_fn_(EMBD_KERNEL_BASE64_ENCODE, index, 0);
 }
 
 embd_result embd_base64_decode_f32(const char *src, size_t len, unsigned flags, float *dst,

@@ -14,7 +14,31 @@ void embd_bswap32(void *dst, const void *src, size_t n) {
     embd_bswap32_words((uint8_t *)dst, (const uint8_t *)src, n);
     return;
   }
-  embd_bswap32_dispatched()(dst, src, n);
+  EMBD_CALL(EMBD_KERNEL_BSWAP32, 0, embd_bswap32_fn)(dst, src, n);
+}
+
+embd_bswap32_fn embd_bswap32_impl(size_t index) {
+  return (embd_bswap32_fn)embd_impl_fn_(EMBD_KERNEL_BSWAP32, index, 0);
+}
+
+/* The copy kernel is the bswap32 family's second function. */
+embd_copy_fn embd_copy_impl_(size_t index) {
+  return (embd_copy_fn)embd_impl_fn_(EMBD_KERNEL_BSWAP32, index, EMBD_BSWAP32_FN_COPY);
+}
+
+void embd_copy_dispatch_(void *dst, const void *src, size_t n) {
+  EMBD_CALL(EMBD_KERNEL_BSWAP32, EMBD_BSWAP32_FN_COPY, embd_copy_fn)(dst, src, n);
+}
+
+/* The slots' values until the first call resolves every family. */
+void embd_bswap32_stub_(void *dst, const void *src, size_t n) {
+  embd_dispatch_init_();
+  embd_bswap32(dst, src, n);
+}
+
+void embd_copy_stub_(void *dst, const void *src, size_t n) {
+  embd_dispatch_init_();
+  embd_copy_dispatch_(dst, src, n);
 }
 
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \

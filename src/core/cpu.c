@@ -96,29 +96,43 @@ uint64_t embd_cpu_feature_by_name(const char *name, size_t len) {
   return 0;
 }
 
+/* The one table of tier requirements. The spec parser (a forced tier must be runnable
+ * here), the registry (every implementation of a tier needs the tier's features, plus
+ * its own extras: src/dispatch.c) and the listings all read it, so they cannot disagree.
+ * A tier's features are the -m flags its kernel files are compiled with
+ * (cmake/EmbdIsaFlags.cmake): the compiler may use any of them anywhere in those files
+ * (BMI2's shrx/sarx/bzhi in plain index arithmetic, say), so every implementation of the
+ * tier needs all of them. The one exception is VPCLMULQDQ, also passed to the avx2 files:
+ * compilers emit it only for the carry-less multiply intrinsics, so only the kernel that
+ * calls them (crc32 avx2-vpclmul) lists it as an extra. */
 #define TIER_SSE42 (EMBD_CPU_SSSE3 | EMBD_CPU_SSE42 | EMBD_CPU_PCLMULQDQ)
-#define TIER_AVX2 (TIER_SSE42 | EMBD_CPU_AVX2)
+#define TIER_AVX2 (TIER_SSE42 | EMBD_CPU_AVX2 | EMBD_CPU_BMI2)
 #define TIER_AVX512                                                                \
   (TIER_AVX2 | EMBD_CPU_AVX512F | EMBD_CPU_AVX512BW | EMBD_CPU_AVX512VL |          \
    EMBD_CPU_AVX512VBMI | EMBD_CPU_VPCLMULQDQ)
 
+static const struct {
+  const char *name;
+  uint64_t required;
+} tiers[] = {
+    [EMBD_TIER_SCALAR] = {"scalar", 0},
+    [EMBD_TIER_SSE42] = {"sse42", TIER_SSE42},
+    [EMBD_TIER_AVX2] = {"avx2", TIER_AVX2},
+    [EMBD_TIER_AVX512] = {"avx512", TIER_AVX512},
+    [EMBD_TIER_NEON] = {"neon", EMBD_CPU_ASIMD},
+};
+_Static_assert(sizeof tiers / sizeof tiers[0] == EMBD_TIER_COUNT, "one row per tier");
+
 uint64_t embd_tier_required(embd_tier tier) {
-  switch (tier) {
-    case EMBD_TIER_SSE42: return TIER_SSE42;
-    case EMBD_TIER_AVX2: return TIER_AVX2;
-    case EMBD_TIER_AVX512: return TIER_AVX512;
-    case EMBD_TIER_NEON: return EMBD_CPU_ASIMD;
-    default: return 0;
-  }
+  return (unsigned)tier < EMBD_TIER_COUNT ? tiers[tier].required : 0;
 }
 
 const char *embd_tier_name(embd_tier tier) {
-  switch (tier) {
-    case EMBD_TIER_SCALAR: return "scalar";
-    case EMBD_TIER_SSE42: return "sse42";
-    case EMBD_TIER_AVX2: return "avx2";
-    case EMBD_TIER_AVX512: return "avx512";
-    case EMBD_TIER_NEON: return "neon";
-  }
-  return NULL;
+  return (unsigned)tier < EMBD_TIER_COUNT ? tiers[tier].name : NULL;
+}
+
+int embd_tier_by_name(const char *name, size_t len) {
+  for (int t = 0; t < EMBD_TIER_COUNT; t++)
+    if (strlen(tiers[t].name) == len && memcmp(tiers[t].name, name, len) == 0) return t;
+  return -1;
 }

@@ -47,7 +47,17 @@ static uint32_t crc32_small(uint32_t crc, const uint8_t *p, size_t len) {
 uint32_t embd_crc32(uint32_t crc, const void *buf, size_t len) {
   if (buf == NULL) return 0; /* zlib: crc32(x, Z_NULL, n) returns the initial value 0 */
   if (len < EMBD_CRC32_DISPATCH_MIN) return crc32_small(crc, (const uint8_t *)buf, len);
-  return atomic_load_explicit(&embd_crc32_active_fn, memory_order_acquire)(crc, buf, len);
+  return EMBD_CALL(EMBD_KERNEL_CRC32, 0, embd_crc32_fn)(crc, buf, len);
+}
+
+/* The slot's value until the first call resolves every family. */
+uint32_t embd_crc32_stub_(uint32_t crc, const void *buf, size_t len) {
+  embd_dispatch_init_();
+  return EMBD_CALL(EMBD_KERNEL_CRC32, 0, embd_crc32_fn)(crc, buf, len);
+}
+
+embd_crc32_fn embd_crc32_impl(size_t index) {
+  return (embd_crc32_fn)embd_impl_fn_(EMBD_KERNEL_CRC32, index, 0);
 }
 
 /* a * b mod G in the 32-bit reflected domain (bit 31 = x^0). */

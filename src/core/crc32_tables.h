@@ -30,6 +30,14 @@ extern const uint32_t embd_crc32_slice[16][256];
 #define EMBD_CRC32_FOLD_1024_LO UINT64_C(0xc84f001c00000000) /* x^8191 mod G */
 #define EMBD_CRC32_FOLD_1024_HI UINT64_C(0x0c7f3fc700000000) /* x^8255 mod G */
 
+/* Barrett finish of a folded register (crc32_x86_common.h): its high 64 bits folded
+ * with x^95 and x^63 mod G, then mu = floor(x^64 / G) and G itself; 64-bit reflected
+ * operands like the folding multipliers. */
+#define EMBD_CRC32_BARRETT_X95 UINT64_C(0xccaa009e00000000) /* x^95 mod G */
+#define EMBD_CRC32_BARRETT_X63 UINT64_C(0xb8bc676500000000) /* x^63 mod G */
+#define EMBD_CRC32_BARRETT_MU UINT64_C(0xfb808b2080000000) /* floor(x^64 / G) */
+#define EMBD_CRC32_BARRETT_POLY UINT64_C(0xedb8832080000000) /* G */
+
 /* embd_crc32_x2n[k] = x^(2^k) mod G, 32-bit reflected (bit i = coef x^(31-i)),
  * for crc32_combine. */
 extern const uint32_t embd_crc32_x2n[64];

@@ -1,10 +1,17 @@
-/* The implementation registry and the function table, resolved once per process.
+/* The implementation registry and the one call mechanism, resolved once per process.
  *
- * Each kernel family has an atomic function pointer that starts at a resolver stub
- * (zlib-ng's scheme, without GNU ifunc). The first call detects the CPU, reads EMBD_ISA,
- * stores the chosen implementations and forwards the call. Stores are release, loads
- * acquire: a thread sees either the stub or a complete choice, never a torn one, and
- * TSan sees the ordering. Re-resolution (embd_isa_set) is serialised by a mutex. */
+ * embd_families_ has one row per kernel family: its name, its implementations, and its
+ * slots, atomic function pointers that every public entry point reads inline
+ * (EMBD_CALL in internal.h: a load and an indirect tail jump). The slots start at the
+ * family's resolving stubs (zlib-ng's scheme, without GNU ifunc); the first call through
+ * any of them detects the CPU, reads EMBD_ISA, stores every family's choice and forwards
+ * the call. Stores are release, loads acquire: a thread sees either a stub or a complete
+ * choice, never a torn one, and TSan sees the ordering. Re-resolution (embd_isa_set) is
+ * serialised by a mutex.
+ *
+ * A new kernel family is its implementation list and one row here, plus its files (the
+ * kernels, its stub and public entry points, and its embd_kernel value). */
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,143 +22,118 @@
 
 /* ---- the registry ---------------------------------------------------------------- */
 
-#define REQ_SSE42 (EMBD_CPU_SSSE3 | EMBD_CPU_SSE42 | EMBD_CPU_PCLMULQDQ)
-/* The avx2 and avx512 kernel files are compiled with -mbmi2 (cmake/EmbdIsaFlags.cmake):
- * the compiler may emit BMI2 anywhere in them, so every such implementation needs it. */
-#define REQ_AVX2 (REQ_SSE42 | EMBD_CPU_AVX2 | EMBD_CPU_BMI2)
-#define REQ_AVX512                                                                 \
-  (REQ_AVX2 | EMBD_CPU_AVX512F | EMBD_CPU_AVX512BW | EMBD_CPU_AVX512VL |           \
-   EMBD_CPU_AVX512VBMI | EMBD_CPU_VPCLMULQDQ)
+/* Each row names its tier and only the features it needs beyond the tier's (the tier's
+ * own come from the one table in cpu.c: embd_tier_required), so a row cannot leave out
+ * a feature its file is compiled for. */
 #define FN(f) ((embd_any_fn)(f))
 
 /* In order of preference, lowest first: resolution takes the last runnable one. */
 static const struct embd_impl_desc crc32_impls[] = {
-    {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_crc32_scalar), 1},
+    {"scalar", EMBD_TIER_SCALAR, 0, {FN(embd_crc32_scalar)}, 1},
 #if defined(EMBD_HAVE_X86_SSE42)
-    {"sse42-pclmul", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_crc32_pclmul), 1},
+    {"sse42-pclmul", EMBD_TIER_SSE42, 0, {FN(embd_crc32_pclmul)}, 1},
 #endif
 #if defined(EMBD_HAVE_X86_AVX2)
-    {"avx2-vpclmul", EMBD_TIER_AVX2, REQ_AVX2 | EMBD_CPU_VPCLMULQDQ, FN(embd_crc32_vpclmul_avx2), 1},
+    {"avx2-vpclmul", EMBD_TIER_AVX2, EMBD_CPU_VPCLMULQDQ, {FN(embd_crc32_vpclmul_avx2)}, 1},
 #endif
 #if defined(EMBD_HAVE_X86_AVX512)
-    {"avx512-vpclmul", EMBD_TIER_AVX512, REQ_AVX512, FN(embd_crc32_vpclmul_avx512), 1},
+    {"avx512-vpclmul", EMBD_TIER_AVX512, 0, {FN(embd_crc32_vpclmul_avx512)}, 1},
 #endif
 #if defined(EMBD_HAVE_ARM_CRC32)
-    {"armv8-crc", EMBD_TIER_NEON, EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32, FN(embd_crc32_armv8), 1},
+    {"armv8-crc", EMBD_TIER_NEON, EMBD_CPU_ARM_CRC32, {FN(embd_crc32_armv8)}, 1},
 #endif
 #if defined(EMBD_HAVE_ARM_PMULL)
-    {"armv8-crc-pmull", EMBD_TIER_NEON,
-     EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32 | EMBD_CPU_ARM_PMULL, FN(embd_crc32_armv8_pmull), 1},
+    {"armv8-crc-pmull", EMBD_TIER_NEON, EMBD_CPU_ARM_CRC32 | EMBD_CPU_ARM_PMULL,
+     {FN(embd_crc32_armv8_pmull)}, 1},
 #endif
 };
 
+/* Each with its copy kernel (slot EMBD_BSWAP32_FN_COPY): the identity is the other half
+ * of the host-order helpers (embd_f32_from_le copies on little-endian hosts), so it is
+ * selected, forced and listed with the swap. */
 static const struct embd_impl_desc bswap32_impls[] = {
-    {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_bswap32_scalar), 1},
+    {"scalar", EMBD_TIER_SCALAR, 0, {FN(embd_bswap32_scalar), FN(embd_copy_scalar)}, 1},
 #if defined(EMBD_HAVE_X86_SSE42)
-    {"sse42-ssse3", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_bswap32_ssse3), 1},
+    {"sse42-ssse3", EMBD_TIER_SSE42, 0, {FN(embd_bswap32_ssse3), FN(embd_copy_sse2)}, 1},
 #endif
 #if defined(EMBD_HAVE_X86_AVX2)
-    {"avx2", EMBD_TIER_AVX2, REQ_AVX2, FN(embd_bswap32_avx2), 1},
+    {"avx2", EMBD_TIER_AVX2, 0, {FN(embd_bswap32_avx2), FN(embd_copy_avx2)}, 1},
 #endif
 #if defined(EMBD_HAVE_X86_AVX512)
-    {"avx512-bw", EMBD_TIER_AVX512, REQ_AVX2 | EMBD_CPU_AVX512F | EMBD_CPU_AVX512BW, FN(embd_bswap32_avx512), 1},
+    /* the AVX2 copy: see bswap_avx2.c */
+    {"avx512-bw", EMBD_TIER_AVX512, 0, {FN(embd_bswap32_avx512), FN(embd_copy_avx2)}, 1},
 #endif
 #if defined(EMBD_HAVE_NEON_SIMDE)
-    /* The NEON kernel compiled through simde (SSSE3 code, -mssse3 with the sse42 family):
-     * for tests and benchmarks only, never picked. */
-    {"neon-simde", EMBD_TIER_SCALAR, REQ_SSE42, FN(embd_bswap32_neon), 0},
+    /* The NEON kernel compiled through simde, in the sse42 family's files (its -m flags:
+     * simde turns the NEON calls into SSSE3/SSE4.1 code): tier sse42, so that EMBD_ISA=
+     * scalar never runs it. For tests and benchmarks only, never picked. */
+    {"neon-simde", EMBD_TIER_SSE42, 0, {FN(embd_bswap32_neon), FN(embd_copy_neon)}, 0},
 #endif
 #if defined(EMBD_HAVE_ARM_NEON)
-    {"neon", EMBD_TIER_NEON, EMBD_CPU_ASIMD, FN(embd_bswap32_neon), 1},
+    {"neon", EMBD_TIER_NEON, 0, {FN(embd_bswap32_neon), FN(embd_copy_neon)}, 1},
 #endif
 };
-
-/* The copy kernel of each bswap32 implementation, at the same index: the identity is the
- * other half of the host-order helpers (embd_f32_from_le copies on little-endian hosts),
- * so it is selected, forced and listed with the swap. */
-static const embd_copy_fn copy_impls[] = {
-    embd_copy_scalar,
-#if defined(EMBD_HAVE_X86_SSE42)
-    embd_copy_sse2,
-#endif
-#if defined(EMBD_HAVE_X86_AVX2)
-    embd_copy_avx2,
-#endif
-#if defined(EMBD_HAVE_X86_AVX512)
-    embd_copy_avx2, /* see bswap_avx2.c */
-#endif
-#if defined(EMBD_HAVE_NEON_SIMDE)
-    embd_copy_neon,
-#endif
-#if defined(EMBD_HAVE_ARM_NEON)
-    embd_copy_neon,
-#endif
-};
-_Static_assert(sizeof copy_impls / sizeof copy_impls[0] ==
-                   sizeof bswap32_impls / sizeof bswap32_impls[0],
-               "one copy kernel per bswap32 implementation");
 
 /* base64: one list per direction, the same implementations. */
 #define B64_IMPLS(dir)                                                                      \
-  {"scalar", EMBD_TIER_SCALAR, 0, FN(embd_base64_##dir##_scalar), 1},                       \
+  {"scalar", EMBD_TIER_SCALAR, 0, {FN(embd_base64_##dir##_scalar)}, 1},                       \
   B64_SSE42(dir) B64_AVX2(dir) B64_AVX512(dir) B64_NEON_SIMDE(dir) B64_NEON(dir)
 #if defined(EMBD_HAVE_X86_SSE42)
-#define B64_SSE42(dir) {"sse42", EMBD_TIER_SSE42, REQ_SSE42, FN(embd_base64_##dir##_sse42), 1},
+#define B64_SSE42(dir) {"sse42", EMBD_TIER_SSE42, 0, {FN(embd_base64_##dir##_sse42)}, 1},
 #else
 #define B64_SSE42(dir)
 #endif
 #if defined(EMBD_HAVE_X86_AVX2)
-#define B64_AVX2(dir) {"avx2", EMBD_TIER_AVX2, REQ_AVX2, FN(embd_base64_##dir##_avx2), 1},
+#define B64_AVX2(dir) {"avx2", EMBD_TIER_AVX2, 0, {FN(embd_base64_##dir##_avx2)}, 1},
 #else
 #define B64_AVX2(dir)
 #endif
 #if defined(EMBD_HAVE_X86_AVX512)
 #define B64_AVX512(dir) \
-  {"avx512-vbmi", EMBD_TIER_AVX512, REQ_AVX512, FN(embd_base64_##dir##_avx512), 1},
+  {"avx512-vbmi", EMBD_TIER_AVX512, 0, {FN(embd_base64_##dir##_avx512)}, 1},
 #else
 #define B64_AVX512(dir)
 #endif
 #if defined(EMBD_HAVE_NEON_SIMDE)
 #define B64_NEON_SIMDE(dir) \
-  {"neon-simde", EMBD_TIER_SCALAR, REQ_SSE42, FN(embd_base64_##dir##_neon), 0},
+  {"neon-simde", EMBD_TIER_SSE42, 0, {FN(embd_base64_##dir##_neon)}, 0},
 #else
 #define B64_NEON_SIMDE(dir)
 #endif
 #if defined(EMBD_HAVE_ARM_NEON)
-#define B64_NEON(dir) {"neon", EMBD_TIER_NEON, EMBD_CPU_ASIMD, FN(embd_base64_##dir##_neon), 1},
+#define B64_NEON(dir) {"neon", EMBD_TIER_NEON, 0, {FN(embd_base64_##dir##_neon)}, 1},
 #else
 #define B64_NEON(dir)
 #endif
 static const struct embd_impl_desc b64dec_impls[] = {B64_IMPLS(decode)};
 static const struct embd_impl_desc b64enc_impls[] = {B64_IMPLS(encode)};
 
-static const struct {
-  const struct embd_impl_desc *impls;
-  size_t count;
-  const char *name;
-} registry[EMBD_KERNEL_COUNT_] = {
-    [EMBD_KERNEL_CRC32] = {crc32_impls, sizeof crc32_impls / sizeof crc32_impls[0], "crc32"},
-    [EMBD_KERNEL_BSWAP32] = {bswap32_impls, sizeof bswap32_impls / sizeof bswap32_impls[0],
-                             "bswap32"},
-    [EMBD_KERNEL_BASE64_DECODE] = {b64dec_impls, sizeof b64dec_impls / sizeof b64dec_impls[0],
-                                   "base64-decode"},
-    [EMBD_KERNEL_BASE64_ENCODE] = {b64enc_impls, sizeof b64enc_impls / sizeof b64enc_impls[0],
-                                   "base64-encode"},
+/* The registry: one row per kernel family, its slots starting at its stubs. */
+#define FAMILY(name, impls, ...) {{__VA_ARGS__}, 0, name, impls, sizeof impls / sizeof impls[0]}
+struct embd_family embd_families_[EMBD_KERNEL_COUNT_] = {
+    [EMBD_KERNEL_CRC32] = FAMILY("crc32", crc32_impls, FN(embd_crc32_stub_)),
+    [EMBD_KERNEL_BSWAP32] =
+        FAMILY("bswap32", bswap32_impls, FN(embd_bswap32_stub_), FN(embd_copy_stub_)),
+    [EMBD_KERNEL_BASE64_DECODE] =
+        FAMILY("base64-decode", b64dec_impls, FN(embd_base64_decode_stub_)),
+    [EMBD_KERNEL_BASE64_ENCODE] =
+        FAMILY("base64-encode", b64enc_impls, FN(embd_base64_encode_stub_)),
 };
+#undef FAMILY
 
 const struct embd_impl_desc *embd_impl_desc(embd_kernel kernel, size_t index) {
-  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_ || index >= registry[kernel].count) return NULL;
-  return &registry[kernel].impls[index];
+  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_ || index >= embd_families_[kernel].count) return NULL;
+  return &embd_families_[kernel].impls[index];
 }
 
 const char *embd_kernel_name(embd_kernel kernel) {
   if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return NULL;
-  return registry[kernel].name;
+  return embd_families_[kernel].name;
 }
 
 size_t embd_impl_count(embd_kernel kernel) {
   if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return 0;
-  return registry[kernel].count;
+  return embd_families_[kernel].count;
 }
 
 /* ---- state ----------------------------------------------------------------------- */
@@ -160,26 +142,22 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int g_ready;
 static _Atomic uint64_t g_detected;
 static _Atomic uint64_t g_enabled;
-static atomic_int g_cap = EMBD_TIER_NEON; /* highest tier allowed */
-static _Atomic(size_t) g_active[EMBD_KERNEL_COUNT_];
+/* No tier forced: every tier is allowed (the cap is compared with embd_tier values). */
+#define CAP_NONE INT_MAX
+static atomic_int g_cap = CAP_NONE; /* highest tier allowed */
 
-static uint32_t crc32_stub(uint32_t crc, const void *buf, size_t len);
-_Atomic(embd_crc32_fn) embd_crc32_active_fn = crc32_stub;
-static void bswap32_stub(void *dst, const void *src, size_t n);
-static _Atomic(embd_bswap32_fn) g_bswap32 = bswap32_stub;
-static void copy_stub(void *dst, const void *src, size_t n);
-static _Atomic(embd_copy_fn) g_copy = copy_stub;
-static embd_result b64dec_stub(const char *src, size_t len, unsigned flags, void *dst,
-                               size_t cap, size_t *written, embd_error *err);
-static _Atomic(embd_base64_decode_fn) g_b64dec = b64dec_stub;
-static embd_result b64enc_stub(const void *src, size_t n, unsigned flags, char *dst, size_t cap,
-                               size_t *written);
-static _Atomic(embd_base64_encode_fn) g_b64enc = b64enc_stub;
+static uint64_t impl_required(const struct embd_impl_desc *d) {
+  return embd_tier_required(d->tier) | d->extra;
+}
+
+static int impl_runnable(const struct embd_impl_desc *d, int cap, uint64_t enabled) {
+  return (int)d->tier <= cap && (impl_required(d) & ~enabled) == 0;
+}
 
 static size_t select_impl(embd_kernel k, int cap, uint64_t enabled) {
-  for (size_t i = registry[k].count; i-- > 0;) {
-    const struct embd_impl_desc *d = &registry[k].impls[i];
-    if (d->selectable && (int)d->tier <= cap && (d->required & ~enabled) == 0) return i;
+  for (size_t i = embd_families_[k].count; i-- > 0;) {
+    const struct embd_impl_desc *d = &embd_families_[k].impls[i];
+    if (d->selectable && impl_runnable(d, cap, enabled)) return i;
   }
   return 0;
 }
@@ -188,29 +166,23 @@ static size_t select_impl(embd_kernel k, int cap, uint64_t enabled) {
 static void apply(int cap, uint64_t enabled) {
   atomic_store_explicit(&g_enabled, enabled, memory_order_release);
   atomic_store_explicit(&g_cap, cap, memory_order_release);
-  for (int k = 0; k < EMBD_KERNEL_COUNT_; k++)
-    atomic_store_explicit(&g_active[k], select_impl((embd_kernel)k, cap, enabled),
-                          memory_order_release);
-  size_t i = atomic_load_explicit(&g_active[EMBD_KERNEL_CRC32], memory_order_relaxed);
-  atomic_store_explicit(&embd_crc32_active_fn, (embd_crc32_fn)crc32_impls[i].fn, memory_order_release);
-  i = atomic_load_explicit(&g_active[EMBD_KERNEL_BSWAP32], memory_order_relaxed);
-  atomic_store_explicit(&g_bswap32, (embd_bswap32_fn)bswap32_impls[i].fn, memory_order_release);
-  atomic_store_explicit(&g_copy, copy_impls[i], memory_order_release);
-  i = atomic_load_explicit(&g_active[EMBD_KERNEL_BASE64_DECODE], memory_order_relaxed);
-  atomic_store_explicit(&g_b64dec, (embd_base64_decode_fn)b64dec_impls[i].fn,
-                        memory_order_release);
-  i = atomic_load_explicit(&g_active[EMBD_KERNEL_BASE64_ENCODE], memory_order_relaxed);
-  atomic_store_explicit(&g_b64enc, (embd_base64_encode_fn)b64enc_impls[i].fn,
-                        memory_order_release);
+  for (int k = 0; k < EMBD_KERNEL_COUNT_; k++) {
+    const size_t i = select_impl((embd_kernel)k, cap, enabled);
+    atomic_store_explicit(&embd_families_[k].active, i, memory_order_release);
+    /* The family uses the slots its scalar row fills; every row fills the same ones
+     * (tests/test_bswap.c checks the copy kernels). */
+    for (int f = 0; f < EMBD_IMPL_FNS; f++)
+      if (embd_families_[k].impls[0].fn[f])
+        atomic_store_explicit(&embd_families_[k].slot[f], embd_families_[k].impls[i].fn[f],
+                              memory_order_release);
+  }
 }
 
 /* ---- spec parsing ---------------------------------------------------------------- */
 
-static const char *const tier_words[] = {"scalar", "sse42", "avx2", "avx512", "neon"};
-
 static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
                               uint64_t *enabled_out, char *msg, size_t msgcap) {
-  int cap = EMBD_TIER_NEON, have_tier = 0;
+  int cap = CAP_NONE, have_tier = 0;
   uint64_t enabled = detected;
   const char *p = spec ? spec : "";
   int first = 1;
@@ -236,11 +208,9 @@ static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
         return EMBD_ERR_UNKNOWN_ISA;
       }
       have_tier = 2; /* "auto": no cap, nothing to check */
-      cap = EMBD_TIER_NEON;
+      cap = CAP_NONE;
     } else {
-      int t = -1;
-      for (int i = 0; i < 5; i++)
-        if (strlen(tier_words[i]) == len && memcmp(tier_words[i], p, len) == 0) t = i;
+      const int t = embd_tier_by_name(p, len);
       if (t < 0) {
         snprintf(msg, msgcap,
                  "unknown tier \"%.*s\" in ISA spec \"%s\" (tiers: scalar, sse42, avx2, "
@@ -259,16 +229,21 @@ static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
     if (*p == ',') p++;
   }
   if (have_tier == 1) {
-    uint64_t missing = embd_tier_required((embd_tier)cap) & ~enabled;
+    /* The same requirement the registry applies: a forced tier whose kernels could not
+     * run is refused here, never quietly run as a lower tier. */
+    const uint64_t missing = embd_tier_required((embd_tier)cap) & ~enabled;
     if (missing) {
+      /* Name a masked feature first: the spec's own mask is the likelier surprise. */
+      const uint64_t named = (missing & detected) ? (missing & detected) : missing;
       const char *fname = "?";
       for (int b = 0; b < 64; b++)
-        if (missing & (UINT64_C(1) << b)) {
+        if (named & (UINT64_C(1) << b)) {
           fname = embd_cpu_feature_name(UINT64_C(1) << b);
           break;
         }
       snprintf(msg, msgcap, "tier \"%s\" in ISA spec \"%s\" cannot run here: %s is %s",
-               tier_words[cap], spec, fname, (detected & missing) ? "masked" : "not available");
+               embd_tier_name((embd_tier)cap), spec, fname,
+               (detected & named) ? "masked" : "not available");
       return EMBD_ERR_UNSUPPORTED_ISA;
     }
   }
@@ -316,53 +291,7 @@ static void ensure_init(void) {
   pthread_mutex_unlock(&g_lock);
 }
 
-static uint32_t crc32_stub(uint32_t crc, const void *buf, size_t len) {
-  ensure_init();
-  return atomic_load_explicit(&embd_crc32_active_fn, memory_order_acquire)(crc, buf, len);
-}
-
-embd_crc32_fn embd_crc32_dispatched(void) {
-  return atomic_load_explicit(&embd_crc32_active_fn, memory_order_acquire);
-}
-
-static void bswap32_stub(void *dst, const void *src, size_t n) {
-  ensure_init();
-  atomic_load_explicit(&g_bswap32, memory_order_acquire)(dst, src, n);
-}
-
-embd_bswap32_fn embd_bswap32_dispatched(void) {
-  return atomic_load_explicit(&g_bswap32, memory_order_acquire);
-}
-
-static void copy_stub(void *dst, const void *src, size_t n) {
-  ensure_init();
-  atomic_load_explicit(&g_copy, memory_order_acquire)(dst, src, n);
-}
-
-void embd_copy_dispatch_(void *dst, const void *src, size_t n) {
-  atomic_load_explicit(&g_copy, memory_order_acquire)(dst, src, n);
-}
-
-static embd_result b64dec_stub(const char *src, size_t len, unsigned flags, void *dst,
-                               size_t cap, size_t *written, embd_error *err) {
-  ensure_init();
-  return atomic_load_explicit(&g_b64dec, memory_order_acquire)(src, len, flags, dst, cap,
-                                                               written, err);
-}
-
-embd_base64_decode_fn embd_base64_decode_dispatched(void) {
-  return atomic_load_explicit(&g_b64dec, memory_order_acquire);
-}
-
-static embd_result b64enc_stub(const void *src, size_t n, unsigned flags, char *dst, size_t cap,
-                               size_t *written) {
-  ensure_init();
-  return atomic_load_explicit(&g_b64enc, memory_order_acquire)(src, n, flags, dst, cap, written);
-}
-
-embd_base64_encode_fn embd_base64_encode_dispatched(void) {
-  return atomic_load_explicit(&g_b64enc, memory_order_acquire);
-}
+void embd_dispatch_init_(void) { ensure_init(); }
 
 /* ---- public API ------------------------------------------------------------------ */
 
@@ -399,46 +328,22 @@ embd_result embd_impl_get(embd_kernel kernel, size_t index, embd_impl_info *out)
   int cap = atomic_load_explicit(&g_cap, memory_order_acquire);
   out->name = d->name;
   out->tier = d->tier;
-  out->required = d->required;
+  out->required = impl_required(d);
   /* A forced tier hides the implementations above it too: a benchmark or test run with
    * EMBD_ISA=avx2 must not measure or call avx512 code through the registry. */
-  out->runnable = (d->required & ~enabled) == 0 && (int)d->tier <= cap;
+  out->runnable = impl_runnable(d, cap, enabled);
   return EMBD_OK;
 }
 
 const char *embd_impl_active(embd_kernel kernel) {
   if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return NULL;
   ensure_init();
-  size_t i = atomic_load_explicit(&g_active[kernel], memory_order_acquire);
-  return registry[kernel].impls[i].name;
+  size_t i = atomic_load_explicit(&embd_families_[kernel].active, memory_order_acquire);
+  return embd_families_[kernel].impls[i].name;
 }
 
-embd_crc32_fn embd_crc32_impl(size_t index) {
+embd_any_fn embd_impl_fn_(embd_kernel kernel, size_t index, int fn) {
   embd_impl_info info;
-  if (embd_impl_get(EMBD_KERNEL_CRC32, index, &info) != EMBD_OK || !info.runnable) return NULL;
-  return (embd_crc32_fn)crc32_impls[index].fn;
-}
-
-embd_bswap32_fn embd_bswap32_impl(size_t index) {
-  embd_impl_info info;
-  if (embd_impl_get(EMBD_KERNEL_BSWAP32, index, &info) != EMBD_OK || !info.runnable) return NULL;
-  return (embd_bswap32_fn)bswap32_impls[index].fn;
-}
-
-embd_copy_fn embd_copy_impl_(size_t index) {
-  return embd_bswap32_impl(index) ? copy_impls[index] : NULL;
-}
-
-embd_base64_decode_fn embd_base64_decode_impl(size_t index) {
-  embd_impl_info info;
-  if (embd_impl_get(EMBD_KERNEL_BASE64_DECODE, index, &info) != EMBD_OK || !info.runnable)
-    return NULL;
-  return (embd_base64_decode_fn)b64dec_impls[index].fn;
-}
-
-embd_base64_encode_fn embd_base64_encode_impl(size_t index) {
-  embd_impl_info info;
-  if (embd_impl_get(EMBD_KERNEL_BASE64_ENCODE, index, &info) != EMBD_OK || !info.runnable)
-    return NULL;
-  return (embd_base64_encode_fn)b64enc_impls[index].fn;
+  if (embd_impl_get(kernel, index, &info) != EMBD_OK || !info.runnable) return NULL;
+  return embd_families_[kernel].impls[index].fn[fn];
 }

@@ -31,18 +31,29 @@ static inline int embd_above_u32(uint64_t v) { return v > UINT32_MAX; }
 
 /* ---- CPU features (cpu.c) ---- */
 EMBD_INTERNAL uint64_t embd_cpu_detect(void);
-/* Features a tier needs; 0 for scalar. */
+/* Number of tiers (embd_tier values 0 .. EMBD_TIER_COUNT - 1). */
+#define EMBD_TIER_COUNT 5
+/* Features a tier needs (the one table, in cpu.c); 0 for scalar and unknown tiers. */
 EMBD_INTERNAL uint64_t embd_tier_required(embd_tier tier);
+/* The tier named `name` (length len), or -1. */
+EMBD_INTERNAL int embd_tier_by_name(const char *name, size_t len);
 /* Feature bit for a name ("avx2"), 0 if unknown. */
 EMBD_INTERNAL uint64_t embd_cpu_feature_by_name(const char *name, size_t len);
 
-/* ---- implementation registry (dispatch.c) ---- */
+/* ---- implementation registry and the one call mechanism (dispatch.c) ---- */
 typedef void (*embd_any_fn)(void);
+
+/* Most implementations are one function; bswap32's are two (the swap, and the copy
+ * kernel beside it: EMBD_BSWAP32_FN_COPY). */
+#define EMBD_IMPL_FNS 2
+#define EMBD_BSWAP32_FN_COPY 1
 struct embd_impl_desc {
   const char *name;
   embd_tier tier;
-  uint64_t required;
-  embd_any_fn fn;
+  /* Features needed beyond the tier's own (embd_tier_required), e.g. VPCLMULQDQ. */
+  uint64_t extra;
+  /* The implementation's functions, one per slot of its family (NULL: slot unused). */
+  embd_any_fn fn[EMBD_IMPL_FNS];
   /* 0: listed (embd_impl_get, embd_<kernel>_impl) but never picked by the dispatcher,
    * e.g. the NEON kernel built through simde on x86. */
   int selectable;
@@ -50,16 +61,37 @@ struct embd_impl_desc {
 
 /* Returns the descriptor of implementation `index` of `kernel`, or NULL. */
 EMBD_INTERNAL const struct embd_impl_desc *embd_impl_desc(embd_kernel kernel, size_t index);
+/* Function `fn` of implementation `index` of `kernel` when it is runnable now, else NULL:
+ * what the public embd_<kernel>_impl(index) return. */
+EMBD_INTERNAL embd_any_fn embd_impl_fn_(embd_kernel kernel, size_t index, int fn);
+/* Detects the CPU, reads EMBD_ISA and fills every family's slots, once (the stubs). */
+EMBD_INTERNAL void embd_dispatch_init_(void);
+
+#ifndef __cplusplus
+#include <stdatomic.h>
+/* One row per kernel family (dispatch.c), indexed by embd_kernel. The slots are what the
+ * public entry points call (EMBD_CALL): until the first call, the family's resolving
+ * stubs (each calls embd_dispatch_init_ and forwards; zlib-ng's scheme without GNU
+ * ifunc), then the chosen implementation's functions (embd_isa_set re-stores them).
+ * Stores are release and loads acquire, so a caller sees a stub or a complete choice. */
+struct embd_family {
+  _Atomic(embd_any_fn) slot[EMBD_IMPL_FNS];
+  _Atomic(size_t) active; /* index into impls */
+  const char *name;
+  const struct embd_impl_desc *impls;
+  size_t count;
+};
+EMBD_INTERNAL extern struct embd_family embd_families_[EMBD_KERNEL_COUNT_];
+/* Slot `fn` of family `kernel` as the family's function type: one acquire load (a plain
+ * load on x86), so that a public entry point is a load and an indirect tail jump, e.g.
+ * EMBD_CALL(EMBD_KERNEL_CRC32, 0, embd_crc32_fn)(crc, buf, len). */
+#define EMBD_CALL(kernel, fn, type) \
+  ((type)atomic_load_explicit(&embd_families_[kernel].slot[fn], memory_order_acquire))
+#endif
 
 /* ---- CRC-32 kernels: all take and return zlib-style (finalised) CRC values ---- */
 EMBD_INTERNAL uint32_t embd_crc32_scalar(uint32_t crc, const void *buf, size_t len);
-EMBD_INTERNAL embd_crc32_fn embd_crc32_dispatched(void);
-#ifndef __cplusplus
-#include <stdatomic.h>
-/* What embd_crc32_dispatched() returns (a resolving stub until the first call), read
- * inline by embd_crc32 so that the public entry is a compare, a load and a tail jump. */
-EMBD_INTERNAL extern _Atomic(embd_crc32_fn) embd_crc32_active_fn;
-#endif
+EMBD_INTERNAL uint32_t embd_crc32_stub_(uint32_t crc, const void *buf, size_t len);
 #if defined(EMBD_HAVE_X86_SSE42)
 EMBD_INTERNAL uint32_t embd_crc32_pclmul(uint32_t crc, const void *buf, size_t len);
 #endif
@@ -88,7 +120,7 @@ static inline void embd_bswap32_words(uint8_t *d, const uint8_t *s, size_t n) {
   }
 }
 EMBD_INTERNAL void embd_bswap32_scalar(void *dst, const void *src, size_t n);
-EMBD_INTERNAL embd_bswap32_fn embd_bswap32_dispatched(void);
+EMBD_INTERNAL void embd_bswap32_stub_(void *dst, const void *src, size_t n);
 #if defined(EMBD_HAVE_X86_SSE42)
 EMBD_INTERNAL void embd_bswap32_ssse3(void *dst, const void *src, size_t n);
 #endif
@@ -111,14 +143,18 @@ typedef void (*embd_copy_fn)(void *dst, const void *src, size_t n);
  * 6.7, 200 B 8.9 vs 6.7, 256 B 8.5 vs 7.3, 2 KiB 28 vs 26) and glibc takes no slow path
  * (vector moves below 2,112 bytes there). */
 #define EMBD_COPY_DISPATCH_MIN 192
+/* The dispatched copy as a function (bswap.c), for the tests. */
 EMBD_INTERNAL void embd_copy_dispatch_(void *dst, const void *src, size_t n);
+EMBD_INTERNAL void embd_copy_stub_(void *dst, const void *src, size_t n);
+#ifndef __cplusplus
 static inline void embd_copy(void *dst, const void *src, size_t n) {
   if (n < EMBD_COPY_DISPATCH_MIN) {
     if (n && dst != src) memcpy(dst, src, n);
     return;
   }
-  if (dst != src) embd_copy_dispatch_(dst, src, n);
+  if (dst != src) EMBD_CALL(EMBD_KERNEL_BSWAP32, EMBD_BSWAP32_FN_COPY, embd_copy_fn)(dst, src, n);
 }
+#endif
 /* The copy kernel paired with bswap32 implementation `index` (same tier and CPU
  * requirements, selected with it), or NULL when embd_bswap32_impl(index) is NULL. */
 EMBD_INTERNAL embd_copy_fn embd_copy_impl_(size_t index);
@@ -143,6 +179,7 @@ EMBD_INTERNAL void embd_copy_neon(void *dst, const void *src, size_t n);
                                                       unsigned flags, char *dst, size_t cap,  \
                                                       size_t *written);
 EMBD_B64_DECLARE(scalar)
+EMBD_B64_DECLARE(stub_)
 #if defined(EMBD_HAVE_X86_SSE42)
 EMBD_B64_DECLARE(sse42)
 #endif
@@ -155,8 +192,6 @@ EMBD_B64_DECLARE(avx512)
 #if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
 EMBD_B64_DECLARE(neon)
 #endif
-EMBD_INTERNAL embd_base64_decode_fn embd_base64_decode_dispatched(void);
-EMBD_INTERNAL embd_base64_encode_fn embd_base64_encode_dispatched(void);
 
 /* ---- 32-bit wire words arriving in pieces (stream.c, codec.c) ---- */
 /* Writes bytes [q, q + n) of a run of 32-bit wire words to the host-order words at d (the

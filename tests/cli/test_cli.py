@@ -143,6 +143,8 @@ def t_help():
     expect(["encode", "--level", "12", "x"], 2, err_has=["--level"])
     expect(["encode", "--from", "raw", "-"], 2, err_has=["needs --dims"])
     expect(["cpu"], 2, env={"EMBD_ISA": "bogus"}, err_has=["EMBD_ISA=bogus"])
+    # a forced tier whose features are masked is refused, not run as a lower tier
+    expect(["cpu"], 2, env={"EMBD_ISA": "avx2,-bmi2"}, err_has=["EMBD_ISA=avx2,-bmi2"])
 
 
 def t_cpu():
@@ -156,6 +158,10 @@ def t_cpu():
     text = out.decode()
     check(text.count("active: scalar") == 4, "cpu: EMBD_ISA=scalar makes every kernel scalar:\n" + text)
     check("not runnable" in text or "avx" not in text, "cpu: masked implementations are not runnable")
+    runnable = [l.split() for l in text.splitlines() if l.endswith("runnable") or "<- active" in l]
+    runnable = [l for l in runnable if "not" not in l]
+    check(all(l[1] == "tier" and l[2] == "scalar" for l in runnable),
+          "cpu: under EMBD_ISA=scalar only tier-scalar code is runnable:\n" + text)
 
 
 def t_encode():

@@ -24,12 +24,13 @@ static inline __m128i embd_fold128(__m128i a, __m128i k) {
  * chain of three dependent multiplies here, and reuse the scalar reference's tables. */
 static inline uint32_t embd_crc32_x86_finish_barrett(__m128i r) {
   /* R * x^32 mod G: fold the high 64 bits (x^95, x^63 mod G), then Barrett with
-   * mu = floor(x^64 / G). Constants and bit positions are checked by the tests
-   * against the table finish below. */
-  const __m128i k = _mm_set_epi64x((long long)UINT64_C(0xb8bc676500000000),
-                                   (long long)UINT64_C(0xccaa009e00000000));
-  const __m128i mg = _mm_set_epi64x((long long)UINT64_C(0xedb8832080000000),
-                                    (long long)UINT64_C(0xfb808b2080000000));
+   * mu = floor(x^64 / G). The constants come from scripts/gen_crc32_tables.py, which
+   * checks the reduction; the bit positions are checked by the tests against the table
+   * finish below. */
+  const __m128i k = _mm_set_epi64x((long long)EMBD_CRC32_BARRETT_X63,
+                                   (long long)EMBD_CRC32_BARRETT_X95);
+  const __m128i mg = _mm_set_epi64x((long long)EMBD_CRC32_BARRETT_POLY,
+                                    (long long)EMBD_CRC32_BARRETT_MU);
   __m128i t = _mm_xor_si128(_mm_clmulepi64_si128(r, k, 0x00),
                             _mm_slli_si128(_mm_srli_si128(r, 8), 4));
   __m128i u = _mm_xor_si128(_mm_clmulepi64_si128(t, k, 0x10), t);

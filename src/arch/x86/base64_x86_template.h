@@ -1,0 +1,298 @@
+/* The base64 steps the sse42 and avx2 kernels share (after Muła and Lemire, "Faster Base64
+ * Encoding and Decoding Using AVX2 Instructions", ACM TOWEB 2018), written once for a
+ * vector width. pshufb and the multiplies work per 128-bit lane, so every step is the
+ * same on 128 and 256 bits with its 16-byte tables repeated in each lane.
+ *
+ * Included by the kernel files, each compiled with its own -m flags (the intrinsics
+ * emit native code only under the file's flags), with B64_W defined as 128 or 256; a
+ * file may include it once per width, 128 first (base64_avx2.c: the 128-bit kernels take
+ * inputs under one 256-bit block). Defines, for width W (names suffixed _128 or _256):
+ *   b64_dec_consts_W, b64_dec_setup_W(url)   the decode tables for an alphabet
+ *   b64_dec_translate_W(x, k, &lob, &hib)    characters -> 6-bit values; lob & hib is
+ *                                            non-zero exactly where a character is bad
+ *   b64_dec_pack_W(v)                        values -> 12 bytes at the bottom of each lane
+ *   b64_enc_lut_W(url), b64_enc_split_W(in, shuffle), b64_enc_translate_W(v, lut)
+ * and the block kernels b64_dec_W and b64_enc_W (contract: src/base64_driver.h; their
+ * loops are described in base64_sse42.c and base64_avx2.c); the 256-bit ones hand inputs
+ * under one block to the 128-bit ones. B64_X86_IMPL turns block kernels into the
+ * implementation's public-contract functions. */
+#include <immintrin.h>
+
+#include "base64_driver.h"
+
+#ifndef EMBD_BASE64_X86_SHARED
+#define EMBD_BASE64_X86_SHARED
+#define B64_INLINE static inline __attribute__((always_inline))
+#define B64_PASTE_(a, b) a##_##b
+#define B64_PASTE(a, b) B64_PASTE_(a, b)
+/* Encode shuffles: the 12 bytes of a lane at offset 0 or 4 -> (s1 s0 s2 s1) per dword. */
+#define B64_ENC_AT0 1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10
+#define B64_ENC_AT4 5, 4, 6, 5, 8, 7, 9, 8, 11, 10, 12, 11, 14, 13, 15, 14
+/* Decode compaction: the 3 bytes of each dword, in order, to the bottom of the lane. */
+#define B64_DEC_COMPACT 2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1
+/* embd_base64_{decode,encode}_<name> from block kernels dec(dst, src, n, url) and enc,
+ * each inlined twice, for a constant url (the alphabet's tables become immediates). */
+#define B64_X86_IMPL(name, dec, enc)                                                      \
+  static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {          \
+    return url ? dec(dst, src, n, 1) : dec(dst, src, n, 0);                               \
+  }                                                                                       \
+  static size_t enc_block(char *dst, const uint8_t *src, size_t n, int url) {             \
+    return url ? enc(dst, src, n, 1) : enc(dst, src, n, 0);                               \
+  }                                                                                       \
+  EMBD_B64_DEFINE_IMPL(name, dec_block, enc_block)
+#endif
+
+#if B64_W == 128
+#define V __m128i
+#define V_(op) _mm_##op
+#define VSI(op) _mm_##op##_si128
+#define ROW(...) _mm_setr_epi8(__VA_ARGS__)
+#elif B64_W == 256
+#define V __m256i
+#define V_(op) _mm256_##op
+#define VSI(op) _mm256_##op##_si256
+#define ROW(...) _mm256_setr_epi8(__VA_ARGS__, __VA_ARGS__)
+#else
+#error "B64_W must be 128 or 256"
+#endif
+#define N_(name) B64_PASTE(name, B64_W)
+
+/* ---- decode ---- */
+
+typedef struct {
+  V lut_lo, lut_hi, lut_roll, special, steer;
+} N_(b64_dec_consts);
+
+B64_INLINE N_(b64_dec_consts) N_(b64_dec_setup)(int url) {
+  N_(b64_dec_consts) k;
+  if (!url) {
+    /* classes: 0x01 hi 0,1,8..15 (nothing valid); 0x02 hi 2 (only '+' 0x2B, '/' 0x2F);
+     * 0x04 hi 3 (digits, lo 0..9); 0x08 hi 4,6 (lo 1..15); 0x10 hi 5,7 (lo 0..10). */
+    k.lut_lo = ROW(0x0B, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x07, 0x15, 0x17,
+                   0x17, 0x17, 0x15);
+    k.lut_hi = ROW(0x01, 0x01, 0x02, 0x04, 0x08, 0x10, 0x08, 0x10, 0x01, 0x01, 0x01, 0x01, 0x01,
+                   0x01, 0x01, 0x01);
+    /* index = hi nibble, minus one for '/': [1] '/', [2] '+', [3] digits, [4..7] letters */
+    k.lut_roll = ROW(0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0);
+    k.special = V_(set1_epi8)('/');
+    k.steer = V_(set1_epi8)(-1);
+  } else {
+    /* classes: 0x01 as above; 0x02 hi 2 (only '-' 0x2D); 0x04 hi 3; 0x08 hi 4,6;
+     * 0x10 hi 5 (lo 0..10 and '_' 0x5F); 0x20 hi 7 (lo 0..10). */
+    k.lut_lo = ROW(0x0B, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x07, 0x37, 0x37,
+                   0x35, 0x37, 0x27);
+    k.lut_hi = ROW(0x01, 0x01, 0x02, 0x04, 0x08, 0x10, 0x08, 0x20, 0x01, 0x01, 0x01, 0x01, 0x01,
+                   0x01, 0x01, 0x01);
+    /* index = hi nibble, plus 8 for '_' (slot 13, whose high nibble is never valid) */
+    k.lut_roll = ROW(0, 0, 17, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, -32, 0, 0);
+    k.special = V_(set1_epi8)('_');
+    k.steer = V_(set1_epi8)(8);
+  }
+  return k;
+}
+
+/* Validation: pshufb lookups of class bit masks by low and by high nibble, which share a
+ * bit exactly where a character is outside the alphabet (tested with ptest, no AND).
+ * Translation: pshufb of an offset table by high nibble, the one character whose high
+ * nibble is shared with a different offset ('/' standard, '_' URL) steered to a spare
+ * table slot by a compare. */
+B64_INLINE V N_(b64_dec_translate)(V x, const N_(b64_dec_consts) *k, V *lob, V *hib) {
+  const V nib = V_(set1_epi8)(0x0f);
+  const V hi = VSI(and)(V_(srli_epi32)(x, 4), nib);
+  const V lo = VSI(and)(x, nib);
+  *lob = V_(shuffle_epi8)(k->lut_lo, lo);
+  *hib = V_(shuffle_epi8)(k->lut_hi, hi);
+  const V sp = VSI(and)(V_(cmpeq_epi8)(x, k->special), k->steer);
+  return V_(add_epi8)(x, V_(shuffle_epi8)(k->lut_roll, V_(add_epi8)(hi, sp)));
+}
+
+/* 16 values per lane (4 per dword, first character first) -> 12 bytes at the bottom of
+ * each lane: pmaddubsw (a * 64 + b, c * 64 + d), pmaddwd (24 bits per dword), pshufb. */
+B64_INLINE V N_(b64_dec_pack)(V v) {
+  const V w = V_(maddubs_epi16)(v, V_(set1_epi32)(0x01400140));
+  const V d = V_(madd_epi16)(w, V_(set1_epi32)(0x00011000));
+  return V_(shuffle_epi8)(d, ROW(B64_DEC_COMPACT));
+}
+
+/* Stores the 12 useful bytes of each 128-bit lane of p at d, d + 12, ...: each as a 16-byte
+ * store, so 4 bytes past the last lane's 12 are written too. */
+B64_INLINE void N_(b64_dec_store_lanes)(uint8_t *d, V p) {
+#if B64_W == 128
+  _mm_storeu_si128((__m128i *)d, p);
+#else
+  _mm_storeu_si128((__m128i *)d, _mm256_castsi256_si128(p));
+  _mm_storeu_si128((__m128i *)(d + 12), _mm256_extracti128_si256(p, 1));
+#endif
+}
+
+/* The main decode loop: two blocks (2 * W / 8 characters) per iteration, validated
+ * together with one ptest per block on its two class masks before anything is stored.
+ * The lane stores spill 4 bytes, so pairs run only while the last one ends inside
+ * dst[0 .. out) (out = n / 4 * 3). Returns the characters decoded from the start; *bad
+ * is set when it stopped at a pair holding a character outside the alphabet. */
+B64_INLINE size_t N_(b64_dec_pairs)(uint8_t *dst, const uint8_t *src, size_t n, size_t out,
+                                    const N_(b64_dec_consts) *k, int *bad) {
+  enum { BLK = B64_W / 8, OUT = BLK / 4 * 3 };
+  size_t i = 0, o = 0;
+  *bad = 0;
+  for (; i + 2 * BLK <= n && o + 2 * OUT + 4 <= out; i += 2 * BLK, o += 2 * OUT) {
+    V l0, h0, l1, h1;
+    const V v0 = N_(b64_dec_translate)(VSI(loadu)((const V *)(src + i)), k, &l0, &h0);
+    const V v1 = N_(b64_dec_translate)(VSI(loadu)((const V *)(src + i + BLK)), k, &l1, &h1);
+    if (!(VSI(testz)(l0, h0) & VSI(testz)(l1, h1))) {
+      *bad = 1;
+      break;
+    }
+    N_(b64_dec_store_lanes)(dst + o, N_(b64_dec_pack)(v0));
+    N_(b64_dec_store_lanes)(dst + o + OUT, N_(b64_dec_pack)(v1));
+  }
+  return i;
+}
+
+/* ---- encode ---- */
+
+/* The offset table of b64_enc_translate: [0] 0..25, [1] 26..51, [2..11] digits, [12] 62,
+ * [13] 63. */
+B64_INLINE V N_(b64_enc_lut)(int url) {
+  return url ? ROW(65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -17, 32, 0, 0)
+             : ROW(65, 71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -19, -16, 0, 0);
+}
+
+/* Per lane: 12 bytes (where `shuffle` takes them from: B64_ENC_AT0 or B64_ENC_AT4) -> 16
+ * values, one per byte: pshufb into (s1 s0 s2 s1) per dword, then pmulhuw / pmullw move
+ * the four 6-bit fields into their bytes. */
+B64_INLINE V N_(b64_enc_split)(V in, V shuffle) {
+  const V x = V_(shuffle_epi8)(in, shuffle);
+  const V ac = V_(mulhi_epu16)(VSI(and)(x, V_(set1_epi32)(0x0FC0FC00)),
+                               V_(set1_epi32)(0x04000040));
+  const V bd = V_(mullo_epi16)(VSI(and)(x, V_(set1_epi32)(0x003F03F0)),
+                               V_(set1_epi32)(0x01000010));
+  return VSI(or)(ac, bd);
+}
+
+/* Values -> characters: the offset table by pshufb (index: saturating v - 51, plus one
+ * for v >= 26). */
+B64_INLINE V N_(b64_enc_translate)(V v, V lut) {
+  const V idx = V_(sub_epi8)(V_(subs_epu8)(v, V_(set1_epi8)(51)),
+                             V_(cmpgt_epi8)(v, V_(set1_epi8)(25)));
+  return V_(add_epi8)(v, V_(shuffle_epi8)(lut, idx));
+}
+
+/* ---- the block kernels (contract: src/base64_driver.h) ---- */
+
+enum {
+  N_(B64_DEC_BLK) = B64_W / 8,                    /* characters per decode block */
+  N_(B64_DEC_OUT) = B64_W / 8 / 4 * 3,            /* bytes it decodes to */
+  N_(B64_ENC_BLK) = B64_W / 8 / 4 * 3,            /* bytes per encode block */
+  N_(B64_ENC_SPILL) = B64_W == 128 ? 0 : 4,       /* its fast load reads past its end */
+  N_(B64_ENC_MIN) = B64_W == 128 ? 16 : 28,       /* input the first block loads */
+};
+
+/* Decodes one block at s into exactly its bytes at d; 0 (nothing stored) when it holds
+ * a character outside the alphabet. */
+B64_INLINE int N_(b64_dec_exact)(uint8_t *d, const uint8_t *s, const N_(b64_dec_consts) *k) {
+  V l, h;
+  const V v = N_(b64_dec_translate)(VSI(loadu)((const V *)s), k, &l, &h);
+  if (!VSI(testz)(l, h)) return 0;
+#if B64_W == 128
+  const __m128i p = b64_dec_pack_128(v); /* 8 + 4 bytes */
+  _mm_storel_epi64((__m128i *)d, p);
+  const uint32_t w = (uint32_t)_mm_extract_epi32(p, 2);
+  memcpy(d + 8, &w, 4);
+#else
+  /* the lanes put together by vpermd: 16 + 8 bytes */
+  const __m256i p = _mm256_permutevar8x32_epi32(b64_dec_pack_256(v),
+                                                _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7));
+  _mm_storeu_si128((__m128i *)d, _mm256_castsi256_si128(p));
+  _mm_storel_epi64((__m128i *)(d + 16), _mm256_extracti128_si256(p, 1));
+#endif
+  return 1;
+}
+
+B64_INLINE size_t N_(b64_dec)(uint8_t *dst, const uint8_t *src, size_t n, int url) {
+  enum { BLK = N_(B64_DEC_BLK), OUT = N_(B64_DEC_OUT) };
+#if B64_W == 256
+  if (n < BLK) return b64_dec_128(dst, src, n, url);
+#endif
+  const N_(b64_dec_consts) k = N_(b64_dec_setup)(url);
+  const size_t out = n / 4 * 3;
+  int bad;
+  size_t i = N_(b64_dec_pairs)(dst, src, n, out, &k, &bad), o = i / 4 * 3;
+  if (bad) return i;
+  for (; i + BLK <= n; i += BLK, o += OUT)
+    if (!N_(b64_dec_exact)(dst + o, src + i, &k)) return i;
+  /* under a block left: the block ending at n, over characters already decoded (it
+   * rewrites the same bytes); when it holds a bad character, the scalar loop takes the
+   * characters before it */
+  if (i < n && n >= BLK && N_(b64_dec_exact)(dst + out - OUT, src + n - BLK, &k)) i = n;
+  return i;
+}
+
+/* Loads of one encode block at s (its bytes at offset 4 of each lane, or 0: AT0):
+ *   first: the first block, with nothing before it (reads s[0 .. MIN));
+ *   exact: loads from 4 bytes early that end where the block ends (reads s[-4 .. BLK));
+ *   fast:  one load from 4 bytes early (reads s[-4 .. BLK + SPILL)). */
+B64_INLINE V N_(b64_enc_first)(const uint8_t *s, V lut) {
+#if B64_W == 128
+  const __m128i in = _mm_loadu_si128((const __m128i *)s);
+#else
+  const __m256i in =
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)s)),
+                              _mm_loadu_si128((const __m128i *)(s + 12)), 1);
+#endif
+  return N_(b64_enc_translate)(N_(b64_enc_split)(in, ROW(B64_ENC_AT0)), lut);
+}
+
+B64_INLINE V N_(b64_enc_exact)(const uint8_t *s, V lut) {
+#if B64_W == 128
+  const __m128i in = _mm_loadu_si128((const __m128i *)(s - 4));
+#else
+  const __m256i in =
+      _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(s - 4))),
+                              _mm_loadu_si128((const __m128i *)(s + 8)), 1);
+#endif
+  return N_(b64_enc_translate)(N_(b64_enc_split)(in, ROW(B64_ENC_AT4)), lut);
+}
+
+B64_INLINE V N_(b64_enc_fast)(const uint8_t *s, V lut) {
+#if B64_W == 128
+  return b64_enc_exact_128(s, lut);
+#else
+  /* lane 0 holds the first 12 bytes at offset 4, lane 1 the next 12 at offset 0 */
+  const __m256i in = _mm256_loadu_si256((const __m256i *)(s - 4));
+  return b64_enc_translate_256(
+      b64_enc_split_256(in, _mm256_setr_epi8(B64_ENC_AT4, B64_ENC_AT0)), lut);
+#endif
+}
+
+B64_INLINE size_t N_(b64_enc)(char *dst, const uint8_t *src, size_t n, int url) {
+  enum { BLK = N_(B64_ENC_BLK), CHARS = B64_W / 8, SPILL = N_(B64_ENC_SPILL) };
+  if (n < N_(B64_ENC_MIN)) {
+#if B64_W == 256
+    return b64_enc_128(dst, src, n, url);
+#else
+    return 0; /* the scalar loop's */
+#endif
+  }
+  const V lut = N_(b64_enc_lut)(url);
+  const size_t out = n / 3 * 4;
+  VSI(storeu)((V *)dst, N_(b64_enc_first)(src, lut));
+  size_t i = BLK, o = CHARS; /* every later block is loaded from 4 bytes early */
+  for (; i + 2 * BLK + SPILL <= n; i += 2 * BLK, o += 2 * CHARS) {
+    const V a = N_(b64_enc_fast)(src + i, lut), b = N_(b64_enc_fast)(src + i + BLK, lut);
+    VSI(storeu)((V *)(dst + o), a);
+    VSI(storeu)((V *)(dst + o + CHARS), b);
+  }
+  for (; i + BLK <= n; i += BLK, o += CHARS)
+    VSI(storeu)((V *)(dst + o), N_(b64_enc_exact)(src + i, lut));
+  /* under a block left: the block ending at n, over groups already encoded */
+  if (i < n) VSI(storeu)((V *)(dst + out - CHARS), N_(b64_enc_exact)(src + n - BLK, lut));
+  return n;
+}
+
+#undef V
+#undef V_
+#undef VSI
+#undef ROW
+#undef N_
+#undef B64_W
