@@ -179,7 +179,7 @@ static int bench_embeddings(const bench_cfg *cfg, size_t count, size_t dims, wir
   for (int form = 0; form < 2; form++) {
     if (make_response(&b, v, count, dims, form)) goto done;
     c.data = b.p, c.len = b.len;
-    if (embd_openai_decode(&c.oe, c.data, c.len, NULL, NULL) == EMBD_ERR_OPENAI_UNAVAILABLE)
+    if (embd_openai_decode(&c.oe, c.data, c.len, NULL, NULL) == EMBD_ERR_UNAVAILABLE)
       break; /* built without EMBD_WITH_OPENAI: no JSON rows */
     const double ns = time_it(cfg, run_openai, &c);
     if (ns < 0) goto done;

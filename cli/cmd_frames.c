@@ -506,7 +506,7 @@ int cmd_encode(int argc, char **argv) {
     const embd_openai_options oo = {0, 0, 0};
     const embd_result r = embd_openai_decode(&oa, data, len, &oo, &err);
     if (r) {
-      cli_msg("%s: %s", label, r == EMBD_ERR_OPENAI_UNAVAILABLE ? embd_strerror(r) : err.message);
+      cli_msg("%s: %s", label, r == EMBD_ERR_UNAVAILABLE ? embd_strerror(r) : err.message);
       rc = cli_exit_for(r);
       goto done;
     }

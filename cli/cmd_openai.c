@@ -98,7 +98,7 @@ int cmd_openai(int argc, char **argv) {
       const embd_result r = embd_openai_append(&e, data, len, &oo, &err);
       if (r) {
         cli_msg("%s: %s", cli_in_label(&in),
-                r == EMBD_ERR_OPENAI_UNAVAILABLE ? embd_strerror(r) : err.message);
+                r == EMBD_ERR_UNAVAILABLE ? embd_strerror(r) : err.message);
         rc = cli_exit_for(r);
       }
     }

@@ -403,7 +403,7 @@ static embd_result rfail(embd_codec_reader *r, embd_result res) {
 
 static embd_result complete(embd_codec_reader *r, embd_codec_frame *f, uint64_t start) {
   f->index = r->index;
-  f->offset = (size_t)start;
+  f->offset = start;
   if (r->o.on_frame) {
     embd_result res = r->o.on_frame(r->o.user, f);
     if (res != EMBD_OK) {

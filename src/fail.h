@@ -16,8 +16,8 @@ extern "C" {
 #endif
 
 /* Fills *err (when not NULL) with r, the byte offset and a formatted message; returns r. */
-EMBD_INTERNAL embd_result embd_fail(embd_error *err, embd_result r, size_t off, const char *fmt,
-                                    ...) __attribute__((format(printf, 4, 5)));
+EMBD_INTERNAL embd_result embd_fail(embd_error *err, embd_result r, uint64_t off,
+                                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The same for an error at byte `at` inside frame `frame` of a stream, which starts at
  * byte `start`: the message reads "frame <frame> at byte <start>: <fmt...>" (the stream
  * readers' shared shape); err->offset = at. */

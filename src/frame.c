@@ -116,7 +116,7 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   uint8_t *o = (uint8_t *)out;
 
   if (!(flags & EMBD_FRAME_ZLIB)) {
-    if (cap < bound) return EMBD_ERR_OUTPUT_TOO_SMALL;
+    if (cap < bound) return *written = bound, EMBD_ERR_OUTPUT_TOO_SMALL;
     write_header(o, (uint32_t)dims, flags);
     if (s->f) {
       embd_f32_to_le(o + HDR, s->f, dims);
@@ -132,11 +132,12 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   }
 
   /* Compressed: header, 4-byte length, the deflate output straight into `out`. */
-  if (cap < HDR + 4 + tr) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  if (cap < HDR + 4 + tr) return *written = bound, EMBD_ERR_OUTPUT_TOO_SMALL;
   write_header(o, (uint32_t)dims, flags);
   z_stream z;
   memset(&z, 0, sizeof z);
-  if (deflateInit(&z, level) != Z_OK) return EMBD_ERR_FRAME_DEFLATE;
+  const int zi = deflateInit(&z, level);
+  if (zi != Z_OK) return zi == Z_MEM_ERROR ? EMBD_ERR_OUT_OF_MEMORY : EMBD_ERR_FRAME_DEFLATE;
   uint8_t *zo = o + HDR + 4;
   size_t zcap = cap - HDR - 4 - tr, zlen = 0;
   uint8_t buf[4 * CHUNK];
@@ -170,6 +171,7 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
     }
   }
   deflateEnd(&z);
+  if (r == EMBD_ERR_OUTPUT_TOO_SMALL) *written = bound; /* enough: see embd_frame_size */
   if (r != EMBD_OK) return r;
   if (embd_above_u32(zlen)) return EMBD_ERR_FRAME_DEFLATE;
   wr32le(o + HDR, (uint32_t)zlen);
@@ -336,7 +338,8 @@ static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, 
   z.avail_in = (uInt)clen;             /* clen <= UINT32_MAX <= UINT_MAX here */
   int zr = inflateInit(&z);
   if (zr != Z_OK)
-    return embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4, "inflateInit failed: %d (%s)", zr,
+    return embd_fail(err, zr == Z_MEM_ERROR ? EMBD_ERR_OUT_OF_MEMORY : EMBD_ERR_FRAME_INFLATE,
+                     HDR + 4, "inflateInit failed: %d (%s)", zr,
                 z.msg ? z.msg : "no memory?");
   size_t got = 0;
   uint8_t spare;
@@ -369,7 +372,7 @@ static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, 
       break;
     }
     if (zr == Z_NEED_DICT || zr == Z_DATA_ERROR || zr == Z_MEM_ERROR || zr == Z_STREAM_ERROR) {
-      r = embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
+      r = embd_fail(err, zr == Z_MEM_ERROR ? EMBD_ERR_OUT_OF_MEMORY : EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
                "zlib inflate error %d at compressed byte %zu: %s", zr, clen - z.avail_in,
                zr == Z_NEED_DICT ? "needs a preset dictionary" : (z.msg ? z.msg : "?"));
       break;
@@ -400,6 +403,7 @@ embd_result embd_frame_decode(const void *buf, size_t len, const embd_frame_deco
   if (r != EMBD_OK) return r;
   if (!out && in.dims) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL output for %lu dims",
                                    (unsigned long)in.dims);
+  if (out_cap < in.dims && info) *info = in; /* info->dims: the floats needed */
   if (out_cap < in.dims)
     return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 8, "output holds %zu floats, frame has %lu dims",
                 out_cap, (unsigned long)in.dims);

@@ -44,7 +44,7 @@ __attribute__((format(printf, 4, 5)))
 static embd_result sfail(embd_stream *s, embd_result r, uint64_t off, const char *fmt, ...) {
   s->status = r;
   s->err.result = r;
-  s->err.offset = (size_t)off;
+  s->err.offset = off;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(s->err.message, sizeof s->err.message, fmt, ap);
@@ -77,11 +77,11 @@ embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out
   embd_result r = embd_stream_buffer_size(opt->max_dims, &cap);
   if (r != EMBD_OK) return r;
   embd_stream *s = (embd_stream *)calloc(1, sizeof *s);
-  if (!s) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  if (!s) return EMBD_ERR_OUT_OF_MEMORY;
   s->buf = (uint8_t *)malloc(cap);
   if (!s->buf) {
     free(s);
-    return EMBD_ERR_OUTPUT_TOO_SMALL;
+    return EMBD_ERR_OUT_OF_MEMORY;
   }
   s->cap = cap;
   s->o = *opt;
@@ -109,7 +109,7 @@ static embd_result report(const embd_stream *s, embd_error *err) {
 /* Hands a finished frame to on_frame and moves on to the next one. */
 static embd_result complete(embd_stream *s, embd_batch_frame *f, uint64_t off) {
   f->index = s->index;
-  f->offset = (size_t)off;
+  f->offset = off;
   if (s->o.on_frame) {
     embd_result r = s->o.on_frame(s->o.user, f);
     if (r != EMBD_OK)

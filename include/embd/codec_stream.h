@@ -86,7 +86,8 @@ typedef struct embd_codec_stream_frame {
   size_t size;     /* the frame's bytes on the wire (protobuf: prefix included) */
 } embd_codec_stream_frame;
 
-/* Anything but EMBD_OK stops the stream with that result (sticky, at the frame's offset). */
+/* Anything but EMBD_OK stops the stream with that result (sticky, at the frame's offset):
+ * EMBD_STOPPED to stop without an error, an error code to fail the stream with it. */
 typedef embd_result (*embd_codec_stream_frame_fn)(void *user, const embd_codec_stream_frame *frame);
 
 typedef struct embd_codec_stream_options {

@@ -74,7 +74,10 @@ EMBD_API embd_result embd_frame_size(size_t dims, unsigned flags, size_t *size);
 
 /* Encodes `dims` floats (bit patterns kept as they are, NaN payloads included) into
  * out[0 .. cap), the frame's length in *written. EMBD_ERR_OUTPUT_TOO_SMALL when it does
- * not fit (nothing useful is in `out` then). `v` may be NULL when dims is 0. */
+ * not fit (nothing useful is in `out` then), with *written = embd_frame_size's size: exact
+ * without EMBD_FRAME_ZLIB, the bound with it (enough for a second call).
+ * EMBD_ERR_OUT_OF_MEMORY if zlib cannot allocate its state. `v` may be NULL when dims
+ * is 0. */
 EMBD_API embd_result embd_frame_encode_f32(const float *v, size_t dims,
                                            const embd_frame_encode_options *opt, void *out,
                                            size_t cap, size_t *written);
@@ -92,8 +95,9 @@ EMBD_API embd_result embd_frame_header(const void *buf, size_t len,
                                        embd_frame_info *info, embd_error *err);
 
 /* Decodes and validates the whole frame; the values go to out[0 .. dims) as host floats.
- * `out_cap` is in floats (EMBD_ERR_OUTPUT_TOO_SMALL below dims). Any input alignment, any
- * host byte order. `out` must not overlap the input. */
+ * `out_cap` is in floats (EMBD_ERR_OUTPUT_TOO_SMALL below dims, with *info filled: its
+ * dims is the count needed). Any input alignment, any host byte order. `out` must not
+ * overlap the input. */
 EMBD_API embd_result embd_frame_decode(const void *buf, size_t len,
                                        const embd_frame_decode_options *opt, float *out,
                                        size_t out_cap, embd_frame_info *info, embd_error *err);

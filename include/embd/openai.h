@@ -10,7 +10,7 @@
  *
  * The decoder is built when EMBD_WITH_OPENAI is ON (the default; it needs a C++ compiler
  * and Debian's libfast-float-dev). Built without it, decode/append return
- * EMBD_ERR_OPENAI_UNAVAILABLE.
+ * EMBD_ERR_UNAVAILABLE (EMBD_ERR_OPENAI_UNAVAILABLE is its old name, same value).
  *
  * The body must be JSON as RFC 8259 defines it, all of it: fields the decoder does not
  * read (e.g. "object", anything a server adds) are checked as strictly as the ones it

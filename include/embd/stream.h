@@ -33,7 +33,7 @@
  * for the input is only found at finish (after the frames that were there), and a
  * compressed frame larger than the buffer is EMBD_ERR_STREAM_FRAME_TOO_LARGE.
  * Errors are sticky: every later feed/finish returns the same error. Offsets are
- * absolute byte offsets in the whole stream (as size_t).
+ * absolute byte offsets in the whole stream (uint64_t, in err->offset and frame->offset).
  */
 #ifndef EMBD_STREAM_H
 #define EMBD_STREAM_H
@@ -45,7 +45,8 @@ extern "C" {
 #endif
 
 /* Per-frame callback; anything but EMBD_OK stops the stream with that result (sticky,
- * at the frame's offset). */
+ * at the frame's offset): EMBD_STOPPED to stop without an error (feed then returns
+ * EMBD_STOPPED), an error code to fail the stream with it. */
 typedef embd_result (*embd_stream_frame_fn)(void *user, const embd_batch_frame *frame);
 
 /* Where frame `index`'s info->dims values go (room for info->dims floats, 4-byte aligned,
@@ -65,7 +66,7 @@ typedef struct embd_stream_options {
 typedef struct embd_stream embd_stream;
 
 /* EMBD_ERR_INVALID_ARGUMENT without max_dims, with neither on_frame nor dest, or if the
- * buffer's size does not fit size_t; EMBD_ERR_OUTPUT_TOO_SMALL if malloc fails. */
+ * buffer's size does not fit size_t; EMBD_ERR_OUT_OF_MEMORY if malloc fails. */
 EMBD_API embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out);
 EMBD_API void embd_stream_destroy(embd_stream *s);
 /* The size of the one buffer embd_stream_create allocates for max_dims. */
