@@ -37,7 +37,8 @@ embd_result embd_batch_begin(embd_batch_encoder *enc, uint32_t count,
   if (!enc || (!out && cap)) return EMBD_ERR_INVALID_ARGUMENT;
   memset(enc, 0, sizeof *enc);
   if (opt) enc->opt = *opt;
-  if (enc->opt.flags & ~EMBD_FRAME_KNOWN_FLAGS) return enc->status = EMBD_ERR_INVALID_ARGUMENT;
+  if ((enc->opt.flags & ~EMBD_FRAME_KNOWN_FLAGS) || !EMBD_RESERVED_OK(&enc->opt))
+    return enc->status = EMBD_ERR_INVALID_ARGUMENT;
   enc->out = (uint8_t *)out;
   enc->cap = cap;
   enc->count = count;
@@ -137,6 +138,10 @@ embd_result embd_batch_iter_init(embd_batch_iter *it, const void *buf, size_t le
   it->len = len;
   if (opt) it->opt = *opt;
   it->opt.allow_trailing = 1;
+  if (!EMBD_RESERVED_OK(&it->opt)) {
+    embd_fail(&it->err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
+    return stop(it, err);
+  }
   if (!buf && len) {
     embd_fail(&it->err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
     return stop(it, err);

@@ -391,7 +391,8 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
 embd_result embd_codec_msgpack_create(const embd_codec_stream_options *opt,
                                       embd_codec_msgpack_reader **out) {
   if (out) *out = NULL;
-  if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame) return EMBD_ERR_INVALID_ARGUMENT;
+  if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame || !EMBD_RESERVED_OK(opt))
+    return EMBD_ERR_INVALID_ARGUMENT;
   embd_codec_msgpack_reader *r = calloc(1, sizeof *r);
   if (!r) return EMBD_ERR_OUT_OF_MEMORY;
   r->opt = *opt;

@@ -106,6 +106,7 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   const unsigned flags = opt ? opt->flags : 0;
   const int level = opt && opt->level ? opt->level : Z_DEFAULT_COMPRESSION;
   if (!written || (!out && cap) || (dims && !s->f && !s->d)) return EMBD_ERR_INVALID_ARGUMENT;
+  if (opt && !EMBD_RESERVED_OK(opt)) return EMBD_ERR_INVALID_ARGUMENT;
   if (flags & ~EMBD_FRAME_KNOWN_FLAGS) return EMBD_ERR_INVALID_ARGUMENT;
   if (level != Z_DEFAULT_COMPRESSION && (level < 1 || level > 9)) return EMBD_ERR_INVALID_ARGUMENT;
   size_t bound;
@@ -260,6 +261,8 @@ static embd_result check_header(const uint8_t *p, size_t len,
                                 const embd_frame_decode_options *opt, embd_frame_info *info,
                                 embd_error *err) {
   if (!p && len) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
+  if (opt && !EMBD_RESERVED_OK(opt))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
   if (len < HDR)
     return embd_fail(err, EMBD_ERR_FRAME_TOO_SMALL, len,
                 "frame too small: %zu bytes, the header alone is %d", len, HDR);

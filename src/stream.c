@@ -72,7 +72,7 @@ embd_result embd_stream_buffer_size(uint32_t max_dims, size_t *size) {
 embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out) {
   if (!out) return EMBD_ERR_INVALID_ARGUMENT;
   *out = NULL;
-  if (!opt || (!opt->on_frame && !opt->dest)) return EMBD_ERR_INVALID_ARGUMENT;
+  if (!opt || (!opt->on_frame && !opt->dest) || !EMBD_RESERVED_OK(opt)) return EMBD_ERR_INVALID_ARGUMENT;
   size_t cap;
   embd_result r = embd_stream_buffer_size(opt->max_dims, &cap);
   if (r != EMBD_OK) return r;

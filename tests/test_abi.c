@@ -386,6 +386,120 @@ static void test_too_small(void **state) {
   assert_int_equal(w, 9);
 }
 
+
+/* ---- options structs: reserved room must be zero ---------------------------------------- */
+
+static embd_result nop_stream(void *user, const embd_batch_frame *f) {
+  (void)user, (void)f;
+  return EMBD_OK;
+}
+static embd_result nop_codec(void *user, const embd_codec_frame *f) {
+  (void)user, (void)f;
+  return EMBD_OK;
+}
+static embd_result nop_modes(void *user, const embd_codec_stream_frame *f) {
+  (void)user, (void)f;
+  return EMBD_OK;
+}
+
+static int dummy;
+
+/* Every slot, one at a time: a non-zero value is EMBD_ERR_INVALID_ARGUMENT; all zero is OK. */
+#define EACH_SLOT(o, call)                                                     \
+  do {                                                                         \
+    for (size_t k_ = 0; k_ < 4; k_++) {                                        \
+      (o).reserved_[k_] = 1;                                                   \
+      assert_int_equal((call), EMBD_ERR_INVALID_ARGUMENT);                     \
+      (o).reserved_[k_] = 0;                                                   \
+    }                                                                          \
+    for (size_t k_ = 0; k_ < 2; k_++) {                                        \
+      (o).reserved_ptr_[k_] = &dummy;                                          \
+      assert_int_equal((call), EMBD_ERR_INVALID_ARGUMENT);                     \
+      (o).reserved_ptr_[k_] = NULL;                                            \
+    }                                                                          \
+  } while (0)
+
+static void test_reserved(void **state) {
+  (void)state;
+  _Static_assert(sizeof(((embd_stream_options *)0)->reserved_) == 32, "4 slots");
+  float v[4] = {1, 2, 3, 4};
+  uint8_t buf[256];
+  size_t w;
+  embd_error err;
+
+  embd_frame_encode_options eo = {0};
+  EACH_SLOT(eo, embd_frame_encode_f32(v, 4, &eo, buf, sizeof buf, &w));
+  EACH_SLOT(eo, embd_batch_encode_f32(v, 1, 4, &eo, buf, sizeof buf, &w));
+  embd_batch_encoder enc;
+  EACH_SLOT(eo, embd_batch_begin(&enc, 1, &eo, buf, sizeof buf));
+  OK(embd_frame_encode_f32(v, 4, &eo, buf, sizeof buf, &w));
+
+  embd_frame_decode_options dopt = {0};
+  float out[4];
+  EACH_SLOT(dopt, embd_frame_decode(buf, w, &dopt, out, 4, NULL, &err));
+  EACH_SLOT(dopt, embd_frame_header(buf, w, &dopt, NULL, &err));
+  assert_int_equal(err.result, EMBD_ERR_INVALID_ARGUMENT);
+  OK(embd_frame_decode(buf, w, &dopt, out, 4, NULL, &err));
+  size_t bn;
+  OK(embd_batch_encode_f32(v, 1, 4, NULL, buf, sizeof buf, &bn));
+  embd_batch_iter it;
+  EACH_SLOT(dopt, embd_batch_iter_init(&it, buf, bn, &dopt, &err));
+  OK(embd_batch_iter_init(&it, buf, bn, &dopt, &err));
+
+  embd_stream_options so = {0};
+  so.max_dims = 4;
+  so.on_frame = nop_stream;
+  embd_stream *s = NULL;
+  EACH_SLOT(so, embd_stream_create(&so, &s));
+  assert_null(s);
+  OK(embd_stream_create(&so, &s));
+  embd_stream_destroy(s);
+
+  const uint32_t ids[1] = {5};
+  OK(embd_codec_encode_tokens(ids, 1, buf, sizeof buf, &w));
+  embd_codec_decode_options co = {0};
+  embd_codec_frame f;
+  size_t used, pos = 0;
+  uint32_t index = 0;
+  EACH_SLOT(co, embd_codec_decode_frame(buf, w, &co, &f, &used, &err));
+  EACH_SLOT(co, embd_codec_next(buf, w, &pos, &index, &co, &f, &err));
+  EACH_SLOT(co, embd_codec_forward(buf, w, &co, 0, buf + 64, 64, &used, NULL, &err));
+  OK(embd_codec_decode_frame(buf, w, &co, &f, &used, &err));
+
+  embd_codec_reader_options ro = {0};
+  ro.on_frame = nop_codec;
+  embd_codec_reader *r = NULL;
+  EACH_SLOT(ro, embd_codec_reader_create(&ro, &r));
+  OK(embd_codec_reader_create(&ro, &r));
+  embd_codec_reader_destroy(r);
+
+  embd_codec_stream_options mo = {0};
+  mo.max_frame_bytes = 64;
+  mo.on_frame = nop_modes;
+  embd_codec_msgpack_reader *m = NULL;
+  embd_codec_proto_reader *p = NULL;
+  if (embd_codec_msgpack_create(&mo, &m) != EMBD_ERR_UNAVAILABLE) {
+    embd_codec_msgpack_destroy(m);
+    EACH_SLOT(mo, embd_codec_msgpack_create(&mo, &m));
+    EACH_SLOT(mo, embd_codec_proto_create(&mo, &p));
+    OK(embd_codec_proto_create(&mo, &p));
+    embd_codec_proto_destroy(p);
+  }
+
+  embd_openai_options oo = {0};
+  embd_openai_embeddings e;
+  embd_openai_init(&e);
+  const char *j = "{\"data\":[{\"index\":0,\"embedding\":[1,2]}]}";
+  if (embd_openai_decode(&e, j, strlen(j), &oo, &err) != EMBD_ERR_UNAVAILABLE) {
+    EACH_SLOT(oo, embd_openai_decode(&e, j, strlen(j), &oo, &err));
+    assert_int_equal(e.count, 0); /* no partial result */
+    EACH_SLOT(oo, embd_openai_append(&e, j, strlen(j), &oo, &err));
+    OK(embd_openai_decode(&e, j, strlen(j), &oo, &err));
+    assert_int_equal(e.count, 1);
+  }
+  embd_openai_free(&e);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codes),
@@ -394,6 +508,7 @@ int main(void) {
       cmocka_unit_test(test_stopped_codec),
       cmocka_unit_test(test_stopped_modes),
       cmocka_unit_test(test_too_small),
+      cmocka_unit_test(test_reserved),
       cmocka_unit_test(test_offset_past_4gib_codec),
       cmocka_unit_test(test_offset_past_4gib_stream),
   };

@@ -70,6 +70,9 @@ typedef struct embd_codec_frame {
 
 typedef struct embd_codec_decode_options {
   size_t max_payload; /* payloads above it are EMBD_ERR_CODEC_FRAME_TOO_LARGE; 0: default */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_codec_decode_options;
 
 /* ---- frames --------------------------------------------------------------------------- */
@@ -163,6 +166,9 @@ typedef struct embd_codec_reader_options {
                                      stream with that code (EMBD_STOPPED: no error) */
   void *user;
   embd_codec_tokens_dest_fn tokens_dest; /* optional: TOKENS ids into caller memory */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_codec_reader_options;
 
 typedef struct embd_codec_reader embd_codec_reader;

@@ -96,6 +96,9 @@ typedef struct embd_codec_stream_options {
   size_t max_ids;         /* ids per frame; 0 = max_frame_bytes (each id takes >= 1 byte) */
   embd_codec_stream_frame_fn on_frame; /* required */
   void *user;
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_codec_stream_options;
 
 typedef struct embd_codec_msgpack_reader embd_codec_msgpack_reader;

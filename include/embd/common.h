@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #define EMBD_VERSION_MAJOR 0
-#define EMBD_VERSION_MINOR 1
+#define EMBD_VERSION_MINOR 2
 #define EMBD_VERSION_PATCH 0
-#define EMBD_VERSION_STRING "0.1.0"
+#define EMBD_VERSION_STRING "0.2.0"
 /* MAJOR*10000 + MINOR*100 + PATCH, for compile-time comparisons. */
 #define EMBD_VERSION_NUMBER \
   (EMBD_VERSION_MAJOR * 10000 + EMBD_VERSION_MINOR * 100 + EMBD_VERSION_PATCH)
@@ -163,7 +163,7 @@ typedef struct embd_error {
 /* A static, human-readable description of a result code ("unknown result" for others). */
 EMBD_API const char *embd_strerror(embd_result r);
 
-/* The library's version at run time, e.g. "0.1.0", and as EMBD_VERSION_NUMBER. */
+/* The library's version at run time, e.g. "0.2.0", and as EMBD_VERSION_NUMBER. */
 EMBD_API const char *embd_version(void);
 EMBD_API unsigned embd_version_number(void);
 

@@ -43,18 +43,25 @@ extern "C" {
 #define EMBD_FRAME_KNOWN_FLAGS 0x03u
 
 
-/* Encoder options. NULL means all zero: flags 0 (uncompressed, no trailer). */
+/* Encoder options. NULL means all zero: flags 0 (uncompressed, no trailer). Zero the
+ * whole struct before setting fields (reserved_: embd/common.h). */
 typedef struct embd_frame_encode_options {
   unsigned flags; /* EMBD_FRAME_ZLIB | EMBD_FRAME_PAYLOAD_CRC; other bits are rejected */
   int level;      /* zlib level 1..9, 0 = zlib's default (6); only with EMBD_FRAME_ZLIB */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_frame_encode_options;
 
-/* Decoder options. NULL means all zero. */
+/* Decoder options. NULL means all zero; zero the whole struct before setting fields. */
 typedef struct embd_frame_decode_options {
   uint32_t max_dims;      /* dims above this: EMBD_ERR_FRAME_DIMS_TOO_LARGE; 0 = no limit */
   uint32_t expected_dims; /* dims other than this: EMBD_ERR_FRAME_DIMS_MISMATCH; 0 = any */
   int allow_trailing;     /* non-zero: bytes after the frame are allowed (see frame_size);
                              zero: they are EMBD_ERR_FRAME_TRAILING */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_frame_decode_options;
 
 /* What the decoder found. */

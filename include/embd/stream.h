@@ -61,6 +61,9 @@ typedef struct embd_stream_options {
   embd_stream_frame_fn on_frame; /* required unless dest is set */
   void *user;
   embd_stream_dest_fn dest; /* optional: decode into caller memory (above) */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_stream_options;
 
 typedef struct embd_stream embd_stream;
