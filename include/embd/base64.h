@@ -26,6 +26,8 @@
  * On any error *written is 0 and the output holds nothing usable (never a truncated or
  * padded result), except EMBD_ERR_OUTPUT_TOO_SMALL: *written (*count for _f32) is then the
  * size needed, exact (a size query: dst NULL, cap 0). The encoders do the same. Nothing is written past `cap`, nothing read past `len`.
+ *
+ * Thread safety: every function here is reentrant (the kernel dispatcher is atomic).
  */
 #ifndef EMBD_BASE64_H
 #define EMBD_BASE64_H

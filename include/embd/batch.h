@@ -19,6 +19,10 @@
  * a compressed frame's zlib stream is inflated (and so checked) by
  * embd_batch_frame_decode. Errors carry the absolute byte offset in err.offset and the
  * frame index and offset in the message: "frame 2 at byte 60: bad magic: ...".
+ *
+ * Thread safety: the one-shot functions are reentrant. An embd_batch_iter or
+ * embd_batch_encoder is one object: one thread at a time (distinct ones are independent);
+ * the buffer an iterator reads may be shared read-only by many iterators.
  */
 #ifndef EMBD_BATCH_H
 #define EMBD_BATCH_H

@@ -28,6 +28,11 @@
  * Error offsets: unknown type: the type byte; length rules and too large: the length field
  * (frame offset + 1); UTF-8: the first byte of the bad sequence; truncated: the end of the
  * input.
+ *
+ * Thread safety: the frame, handshake and helper functions are reentrant. An
+ * embd_codec_reader is used by one thread at a time (callbacks run inside its feed);
+ * distinct readers are independent. A parsed embd_codec_hello / embd_codec_ready is plain
+ * data: read it from any number of threads, free it once.
  */
 #ifndef EMBD_CODEC_H
 #define EMBD_CODEC_H

@@ -59,6 +59,9 @@
  * none), done only when true, finish_reason when not NULL, then the tool_calls records
  * verbatim. One token per frame costs 4 + 1 + 1 + (1..5) bytes: at most 11.
  * Both formats are byte-order independent; ids are host uint32 on both sides.
+ *
+ * Thread safety: the encoders are reentrant. A msgpack or protobuf reader is used by one
+ * thread at a time (on_frame runs inside its feed); distinct readers are independent.
  */
 #ifndef EMBD_CODEC_STREAM_H
 #define EMBD_CODEC_STREAM_H

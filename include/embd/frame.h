@@ -25,6 +25,10 @@
  * Nothing is read outside [buf, buf + len); no size arithmetic overflows, also with a
  * 32-bit size_t. The decoder allocates nothing but zlib's own inflate state (about 40 KiB)
  * for compressed frames: it inflates straight into the caller's output.
+ *
+ * Thread safety: every function here is reentrant (no shared state but the kernel
+ * dispatcher's, which is atomic): any thread, any time, on distinct or shared read-only
+ * input.
  */
 #ifndef EMBD_FRAME_H
 #define EMBD_FRAME_H

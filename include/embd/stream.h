@@ -34,6 +34,9 @@
  * compressed frame larger than the buffer is EMBD_ERR_STREAM_FRAME_TOO_LARGE.
  * Errors are sticky: every later feed/finish returns the same error. Offsets are
  * absolute byte offsets in the whole stream (uint64_t, in err->offset and frame->offset).
+ *
+ * Thread safety: an embd_stream is used by one thread at a time (its callbacks run on the
+ * feeding thread, inside embd_stream_feed); distinct streams are independent.
  */
 #ifndef EMBD_STREAM_H
 #define EMBD_STREAM_H
