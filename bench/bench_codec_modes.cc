@@ -69,7 +69,10 @@ template <int Mode>
 void BM_reader(benchmark::State &st, size_t chunk) {
   const Stream s = make_stream(Mode, static_cast<size_t>(st.range(0)));
   uint64_t sink = 0;
-  embd_codec_stream_options o{1 << 20, 0, count_frame, &sink};
+  embd_codec_stream_options o{};  // zeroed: reserved_ (embd/common.h)
+  o.max_frame_bytes = 1 << 20;
+  o.on_frame = count_frame;
+  o.user = &sink;
   for (auto _ : st) {
     embd_error e;
     embd_result r;

@@ -145,7 +145,8 @@ embd_result stream_decode(float *out, uint32_t *frames, bool dest) {
 }
 
 embd_result zlib_roundtrip(const float *v, float *out, size_t *zlen) {
-  embd_frame_encode_options eo{EMBD_FRAME_ZLIB, 0};
+  embd_frame_encode_options eo{};
+  eo.flags = EMBD_FRAME_ZLIB;
   size_t w;
   embd_result r = embd_frame_encode_f32(v, kDims, &eo, g_enc, g_enc_cap, &w);
   if (r != EMBD_OK) return r;

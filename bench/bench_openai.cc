@@ -116,7 +116,8 @@ struct Fixture {
         embd_openai_embeddings e;
         embd_openai_init(&e);
         embd_error err;
-        embd_openai_options o = {d.n, 0, 0};
+        embd_openai_options o{};
+        o.expected_count = d.n;
         if (embd_openai_decode(&e, d.json.data(), d.json.size(), &o, &err) != EMBD_OK)
           die(std::string("embd_openai_decode: ") + err.message);
         std::vector<float> ref;
@@ -157,7 +158,8 @@ void BM_embd(benchmark::State &st, int big, int b64, size_t padding) {
   embd_openai_embeddings e;
   embd_openai_init(&e);
   embd_error err;
-  embd_openai_options o = {0, 0, padding};
+  embd_openai_options o{};
+  o.padding = padding;
   for (auto _ : st) {
     if (embd_openai_decode(&e, buf.data(), d.json.size(), &o, &err) != EMBD_OK) die(err.message);
     benchmark::DoNotOptimize(e.values);

@@ -237,7 +237,7 @@ static int bench_embeddings(const bench_cfg *cfg, size_t count, size_t dims, wir
     if (embd_batch_size(count, dims, flags, &cap) != EMBD_OK) goto done;
     char *f = place(cap, PLACE_SRC);
     if (!f) goto done;
-    embd_frame_encode_options eo = {flags, 6};
+    embd_frame_encode_options eo = {.flags = flags, .level = 6};
     if (embd_batch_encode_f32(v, count, dims, &eo, f, cap, &w) != EMBD_OK) {
       unplace(f);
       goto done;

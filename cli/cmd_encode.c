@@ -409,7 +409,7 @@ int cmd_encode(int argc, char **argv) {
   uint64_t max_record = CLI_DEFAULT_MAX_RECORD;
   in_fmt from = IN_AUTO;
   uint32_t want_dims = 0;
-  embd_frame_encode_options enc = {0, 0};
+  embd_frame_encode_options enc = {.flags = 0, .level = 0};
   int c;
   while ((c = getopt_long(argc, argv, "o:f:d:zl:ch", opts, NULL)) != -1) {
     switch (c) {
@@ -490,7 +490,7 @@ int cmd_encode(int argc, char **argv) {
     size_t len;
     if ((rc = cli_in_read_json_object(&in, &data, &len, max_record))) goto done;
     embd_error err;
-    const embd_openai_options oo = {0, 0, 0};
+    const embd_openai_options oo = {.expected_count = 0, .max_dims = 0, .padding = 0};
     const embd_result r = embd_openai_decode(&oa, data, len, &oo, &err);
     if (r) {
       cli_msg("%s: %s", label, r == EMBD_ERR_OPENAI_UNAVAILABLE ? embd_strerror(r) : err.message);

@@ -446,7 +446,7 @@ int cmd_inspect(int argc, char **argv) {
   char fb[48];
   cli_progress pr;
   cli_progress_start(&pr, in.regular ? in.size : 0);
-  const embd_frame_decode_options o = {max_dims, 0, 1};
+  const embd_frame_decode_options o = {.max_dims = max_dims, .expected_dims = 0, .allow_trailing = 1};
   if (!stream) {
     if ((rc = br_need(&b, 4, &av))) goto out;
     if (av < 4) {

@@ -46,7 +46,7 @@ int cmd_openai(int argc, char **argv) {
                                        {0, 0, 0, 0}};
   const char *output = NULL;
   cli_fmt to = CLI_FMT_JSONL;
-  embd_frame_encode_options enc = {0, 0};
+  embd_frame_encode_options enc = {.flags = 0, .level = 0};
   uint64_t want_dims = 0, max_record = CLI_DEFAULT_MAX_RECORD;
   int verbose = 0, c;
   while ((c = getopt_long(argc, argv, "o:t:zl:cd:vh", opts, NULL)) != -1) {
@@ -94,11 +94,11 @@ int cmd_openai(int argc, char **argv) {
     if (!(rc = cli_out_check_input(output, &in)) &&
         !(rc = cli_in_read_json_object(&in, &data, &len, max_record))) {
       embd_error err;
-      const embd_openai_options oo = {0, 0, 0};
+      const embd_openai_options oo = {.expected_count = 0, .max_dims = 0, .padding = 0};
       const embd_result r = embd_openai_append(&e, data, len, &oo, &err);
       if (r) {
         cli_msg("%s: %s", cli_in_label(&in),
-                r == EMBD_ERR_OPENAI_UNAVAILABLE ? embd_strerror(r) : err.message);
+                r == EMBD_ERR_UNAVAILABLE ? embd_strerror(r) : err.message);
         rc = cli_exit_for(r);
       }
     }

@@ -43,8 +43,7 @@ int cli_usage(const char *fmt, ...) {
 
 int cli_exit_for(embd_result r) {
   if (r == EMBD_ERR_OUT_OF_MEMORY || r == EMBD_ERR_INVALID_ARGUMENT ||
-      r == EMBD_ERR_FRAME_DEFLATE || r == EMBD_ERR_OPENAI_UNAVAILABLE ||
-      r == EMBD_ERR_UNAVAILABLE)
+      r == EMBD_ERR_FRAME_DEFLATE || r == EMBD_ERR_UNAVAILABLE)
     return CLI_EINTERNAL;
   return CLI_EDATA;
 }

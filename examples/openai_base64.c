@@ -63,7 +63,7 @@ int main(void) {
   embd_error err;
   embd_openai_options opt = {.expected_count = COUNT, .max_dims = 4096};
   embd_result r = embd_openai_decode(&e, body, (size_t)body_len, &opt, &err);
-  if (r == EMBD_ERR_OPENAI_UNAVAILABLE) {
+  if (r == EMBD_ERR_UNAVAILABLE) {
     printf("openai_base64: skipped: %s\n", embd_strerror(r));
     return 77;
   }

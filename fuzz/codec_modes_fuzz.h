@@ -44,7 +44,7 @@ static embd_result cmf_same(void *user, const embd_codec_stream_frame *f);
 static embd_result cmf_decode(int mode, const uint8_t *b, size_t len, const size_t *cuts, size_t ncuts,
                               size_t max_frame, size_t max_ids, embd_codec_stream_frame_fn fn,
                               void *user, embd_error *err) {
-  embd_codec_stream_options o = {max_frame, max_ids, fn, user};
+  embd_codec_stream_options o = {.max_frame_bytes = max_frame, .max_ids = max_ids, .on_frame = fn, .user = user};
   embd_codec_msgpack_reader *m = NULL;
   embd_codec_proto_reader *p = NULL;
   embd_result res = mode ? embd_codec_proto_create(&o, &p) : embd_codec_msgpack_create(&o, &m);

@@ -107,7 +107,7 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
     size_t pos = EMBD_BATCH_PREFIX_SIZE;
     memcpy(re, data, EMBD_BATCH_PREFIX_SIZE);
     for (size_t i = 0; i < n; i++) {
-      embd_frame_encode_options eo = {recs[i].flags, 0};
+      embd_frame_encode_options eo = {.flags = recs[i].flags, .level = 0};
       size_t w;
       embd_result er = embd_frame_encode_f32(recs[i].v, recs[i].dims, &eo, re + pos, size - pos, &w);
       if (er != EMBD_OK) die("frame re-encode", er, EMBD_OK);
@@ -116,7 +116,7 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
     if (pos != size || memcmp(re, data, size) != 0) die("per-frame re-encode differs", 1, 0);
     if (uniform) {
       embd_batch_encoder enc;
-      embd_frame_encode_options eo = {n ? recs[0].flags : 0, 0};
+      embd_frame_encode_options eo = {.flags = n ? recs[0].flags : 0, .level = 0};
       memset(re, 0, size);
       embd_result er = embd_batch_begin(&enc, (uint32_t)n, &eo, re, size);
       for (size_t i = 0; er == EMBD_OK && i < n; i++)
@@ -134,7 +134,7 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check(data, size, NULL);
-  embd_frame_decode_options o = {64, 0, 0};
+  embd_frame_decode_options o = {.max_dims = 64, .expected_dims = 0, .allow_trailing = 0};
   check(data, size, &o);
   o.max_dims = 0;
   o.expected_dims = 3;

@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (a.result != EMBD_OK && !a.message[0]) die("empty message", &a, &s);
 
   /* Re-encoding and forwarding the valid prefix. */
-  embd_codec_decode_options o = {max_payload};
+  embd_codec_decode_options o = {.max_payload = max_payload};
   size_t pos = 0, valid = 0;
   uint32_t index = 0;
   embd_codec_frame f;

@@ -60,7 +60,7 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
     if (embd_frame_size(di.dims, di.flags, &bound) != EMBD_OK) die("size", 1, 0);
     uint8_t *re = malloc(bound);
     if (!re) abort();
-    embd_frame_encode_options eo = {di.flags, 0};
+    embd_frame_encode_options eo = {.flags = di.flags, .level = 0};
     embd_result er = embd_frame_encode_f32(out, di.dims, &eo, re, bound, &w);
     if (er != EMBD_OK) die("re-encode", er, EMBD_OK);
     if (!(di.flags & EMBD_FRAME_ZLIB)) {
@@ -80,7 +80,7 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check(data, size, NULL);
-  embd_frame_decode_options o = {0, 0, 1};
+  embd_frame_decode_options o = {.max_dims = 0, .expected_dims = 0, .allow_trailing = 1};
   check(data, size, &o);
   o.max_dims = 64;
   check(data, size, &o);

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(body + len, 'x', pad);
   memcpy(keep, body, len + pad);
 
-  embd_openai_options o = {(sel >> 1) & 3, (sel & 8) ? 4u : 0u, pad};
+  embd_openai_options o = {.expected_count = (sel >> 1) & 3, .max_dims = (sel & 8) ? 4u : 0u, .padding = pad};
   embd_openai_embeddings e;
   embd_openai_init(&e);
   embd_error err;
@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!first) abort();
     if (n) memcpy(first, e.values, n * dims * sizeof(float));
     if (n) {
-      embd_openai_options o2 = {n, 0, pad};
+      embd_openai_options o2 = {.expected_count = n, .max_dims = 0, .padding = pad};
       embd_result r2 = embd_openai_decode(&e, body, len, &o2, &err);
       if (r2 != EMBD_OK || e.count != n) die("redecode with expected_count = count", r2);
       o2.expected_count = n + 1;

@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   bu_rec a, s;
-  embd_frame_decode_options o = {max_dims, 0, 0};
+  embd_frame_decode_options o = {.max_dims = max_dims, .expected_dims = 0, .allow_trailing = 0};
   bu_batch(b, len, &o, &a);
   bu_stream_mode(b, len, max_dims, cuts, n, (int)(seed >> 9) % 3, &s);
   free(cuts);

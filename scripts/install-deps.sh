@@ -14,6 +14,7 @@ pkgs=(
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-s390x-linux-gnu g++-s390x-linux-gnu
   gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf
   qemu-user binutils
+  abigail-tools
 )
 # node runs the seed TypeScript codec for the interop test (tests/interop). A node already
 # on PATH (nvm, NodeSource, a tarball) is kept: Debian's nodejs is only installed without one.

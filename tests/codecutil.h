@@ -70,7 +70,7 @@ static inline void cu_free(cu_rec *r) {
 
 static inline void cu_oneshot(const uint8_t *b, size_t len, size_t max_payload, cu_rec *r) {
   cu_init(r);
-  embd_codec_decode_options o = {max_payload};
+  embd_codec_decode_options o = {.max_payload = max_payload};
   size_t pos = 0;
   uint32_t index = 0;
   embd_error err;

@@ -34,7 +34,7 @@ static uint8_t *enc_batch(const float *v, size_t count, size_t dims, unsigned fl
   assert_int_equal(embd_batch_size(count, dims, flags, &cap), EMBD_OK);
   uint8_t *b = malloc(cap);
   assert_non_null(b);
-  embd_frame_encode_options o = {flags, 0};
+  embd_frame_encode_options o = {.flags = flags, .level = 0};
   assert_int_equal(embd_batch_encode_f32(v, count, dims, &o, b, cap, len), EMBD_OK);
   if (!(flags & EMBD_FRAME_ZLIB)) assert_int_equal(*len, cap);
   return b;
@@ -66,7 +66,7 @@ static void test_roundtrip(void **state) {
         for (size_t i = 0; i < count; i++) ptrs[i] = v + i * dims, dv[i] = dims;
         uint8_t *b2 = malloc(len + 64);
         size_t len2;
-        embd_frame_encode_options o = {flags, 0};
+        embd_frame_encode_options o = {.flags = flags, .level = 0};
         assert_int_equal(embd_batch_encode_ptrs(ptrs, dv, count, &o, b2, len + 64, &len2), EMBD_OK);
         assert_int_equal(len2, len);
         assert_memory_equal(b2, b, len);
@@ -140,7 +140,7 @@ static void test_encode_errors(void **state) {
   assert_int_equal(embd_batch_encode_f32(v, 2, 2, NULL, buf, 4 + 24 + 23, &n), EMBD_ERR_OUTPUT_TOO_SMALL);
   assert_int_equal(embd_batch_encode_f32(v, 2, 2, NULL, buf, 4 + 24 + 24, &n), EMBD_OK);
   assert_int_equal(n, 52);
-  embd_frame_encode_options bad = {0x04, 0};
+  embd_frame_encode_options bad = {.flags = 0x04, .level = 0};
   assert_int_equal(embd_batch_begin(&e, 1, &bad, buf, sizeof buf), EMBD_ERR_INVALID_ARGUMENT);
   assert_int_equal(embd_batch_encode_f32(NULL, 2, 2, NULL, buf, sizeof buf, &n), EMBD_ERR_INVALID_ARGUMENT);
   assert_int_equal(embd_batch_encode_ptrs(NULL, NULL, 1, NULL, buf, sizeof buf, &n), EMBD_ERR_INVALID_ARGUMENT);
@@ -198,7 +198,7 @@ static void test_decode_errors(void **state) {
     expect(c, len, NULL, k[i].r, k[i].off, "frame 1 at byte 32: ");
   }
   /* dims limits */
-  embd_frame_decode_options o = {2, 0, 0};
+  embd_frame_decode_options o = {.max_dims = 2, .expected_dims = 0, .allow_trailing = 0};
   expect(b, len, &o, EMBD_ERR_FRAME_DIMS_TOO_LARGE, 12, "frame 0 at byte 4: dims 3 above");
   o.max_dims = 0, o.expected_dims = 4;
   expect(b, len, &o, EMBD_ERR_FRAME_DIMS_MISMATCH, 12, NULL);

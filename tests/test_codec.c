@@ -156,7 +156,7 @@ static void test_decode_errors(void **state) {
   expect_err(&err, EMBD_ERR_CODEC_EOS_PAYLOAD, 1, "EOS with a payload of 1 bytes");
   /* Above the maximum: 9 bytes with max 8, and a 4 GiB length with the default. */
   uint8_t h9[14] = {4, 0, 0, 0, 9, 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'};
-  embd_codec_decode_options o = {8};
+  embd_codec_decode_options o = {.max_payload = 8};
   assert_int_equal(embd_codec_decode_frame(h9, 14, &o, &f, &used, &err), EMBD_ERR_CODEC_FRAME_TOO_LARGE);
   expect_err(&err, EMBD_ERR_CODEC_FRAME_TOO_LARGE, 1, "ERROR payload of 9 bytes is above the maximum of 8");
   o.max_payload = 9;

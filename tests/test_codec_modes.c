@@ -96,7 +96,7 @@ static void run(int mode, const uint8_t *b, size_t len, const size_t *cuts, size
                 size_t max_frame, size_t max_ids, int do_finish, rec *r) {
   memset(r, 0, sizeof *r);
   r->stop_at = -1;
-  embd_codec_stream_options o = {max_frame, max_ids, on_frame, r};
+  embd_codec_stream_options o = {.max_frame_bytes = max_frame, .max_ids = max_ids, .on_frame = on_frame, .user = r};
   embd_codec_msgpack_reader *m = NULL;
   embd_codec_proto_reader *p = NULL;
   if (mode == MODE_MSGPACK) assert_int_equal(embd_codec_msgpack_create(&o, &m), EMBD_OK);
@@ -689,7 +689,7 @@ static void test_behaviour(void **state) {
     rec r;
     memset(&r, 0, sizeof r);
     r.stop_at = 1;
-    embd_codec_stream_options oo = {1024, 0, on_frame, &r};
+    embd_codec_stream_options oo = {.max_frame_bytes = 1024, .max_ids = 0, .on_frame = on_frame, .user = &r};
     embd_error e;
     embd_result res;
     if (mode == MODE_MSGPACK) {

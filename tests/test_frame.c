@@ -89,7 +89,7 @@ static uint8_t *enc(const float *v, size_t dims, unsigned flags, int level, size
   assert_int_equal(embd_frame_size(dims, flags, &cap), EMBD_OK);
   uint8_t *b = malloc(cap ? cap : 1);
   assert_non_null(b);
-  embd_frame_encode_options o = {flags, level};
+  embd_frame_encode_options o = {.flags = flags, .level = level};
   assert_int_equal(embd_frame_encode_f32(v, dims, &o, b, cap, len), EMBD_OK);
   assert_true(*len <= cap);
   if (!(flags & EMBD_FRAME_ZLIB)) assert_int_equal(*len, cap);
@@ -178,7 +178,7 @@ static void check_roundtrip(const uint32_t *bits, size_t dims, unsigned flags, i
   uint8_t *raw = malloc(cap + 4);
   assert_non_null(raw);
   uint8_t *b = raw + 4;
-  embd_frame_encode_options o = {flags, level};
+  embd_frame_encode_options o = {.flags = flags, .level = level};
   embd_result r = use_f64 ? embd_frame_encode_f64(dv, dims, &o, b, cap, &n)
                           : embd_frame_encode_f32(v, dims, &o, b, cap, &n);
   assert_int_equal(r, EMBD_OK);
@@ -340,7 +340,7 @@ static void test_truncation(void **state) {
     embd_error err;
     assert_int_equal(embd_frame_decode(p, n + 1, NULL, out, 5, NULL, &err), EMBD_ERR_FRAME_TRAILING);
     assert_int_equal(err.offset, n);
-    embd_frame_decode_options o = {0, 0, 1};
+    embd_frame_decode_options o = {.max_dims = 0, .expected_dims = 0, .allow_trailing = 1};
     assert_int_equal(embd_frame_decode(p, n + 1, &o, out, 5, &info, &err), EMBD_OK);
     assert_int_equal(info.frame_size, n);
     for (int i = 0; i < 5; i++) assert_int_equal(f2u(out[i]), f2u(v[i]));
@@ -363,7 +363,7 @@ static void test_dims(void **state) {
   uint8_t *b = enc(v, 3, 0, 0, &n);
   float out[3];
   embd_error err;
-  embd_frame_decode_options o = {2, 0, 0};
+  embd_frame_decode_options o = {.max_dims = 2, .expected_dims = 0, .allow_trailing = 0};
   assert_int_equal(embd_frame_decode(b, n, &o, out, 3, NULL, &err), EMBD_ERR_FRAME_DIMS_TOO_LARGE);
   assert_non_null(strstr(err.message, "dims 3"));
   o.max_dims = 3;
@@ -468,7 +468,7 @@ static void test_dims_size_t_limit(void **state) {
         assert_int_equal(embd_frame_view(h, len, NULL, &view, &info, &err), want);
         assert_null(view);
         /* A dims limit or an expected dims does not change which check fires first. */
-        embd_frame_decode_options o = {0, 0, 1};
+        embd_frame_decode_options o = {.max_dims = 0, .expected_dims = 0, .allow_trailing = 1};
         o.expected_dims = 4;
         assert_int_equal(embd_frame_header(h, len, &o, &info, &err),
                          too_large ? want : EMBD_ERR_FRAME_DIMS_MISMATCH);
@@ -561,7 +561,7 @@ static void test_encode_errors(void **state) {
     assert_int_equal(embd_frame_size(64, flags, &cap), EMBD_OK);
     uint8_t *o = malloc(cap);
     assert_non_null(o);
-    embd_frame_encode_options opt = {flags, 0};
+    embd_frame_encode_options opt = {.flags = flags, .level = 0};
     size_t w;
     /* Exactly the written size fits; one less does not. */
     assert_int_equal(embd_frame_encode_f32(v, 64, &opt, o, n, &w), EMBD_OK);
@@ -575,9 +575,9 @@ static void test_encode_errors(void **state) {
   }
   size_t w;
   uint8_t o[64];
-  embd_frame_encode_options bad = {8, 0};
+  embd_frame_encode_options bad = {.flags = 8, .level = 0};
   assert_int_equal(embd_frame_encode_f32(v, 1, &bad, o, 64, &w), EMBD_ERR_INVALID_ARGUMENT);
-  embd_frame_encode_options badlvl = {1, 10};
+  embd_frame_encode_options badlvl = {.flags = 1, .level = 10};
   assert_int_equal(embd_frame_encode_f32(v, 1, &badlvl, o, 64, &w), EMBD_ERR_INVALID_ARGUMENT);
   assert_int_equal(embd_frame_encode_f32(NULL, 1, NULL, o, 64, &w), EMBD_ERR_INVALID_ARGUMENT);
   assert_int_equal(embd_frame_encode_f32(v, 1, NULL, o, 64, NULL), EMBD_ERR_INVALID_ARGUMENT);

@@ -52,7 +52,7 @@ static buf embd_frames(int batch, uint32_t count) {
   for (uint32_t i = 0; i < count; i++) {
     const size_t dims = (i * 37) % 700;
     for (size_t k = 0; k < dims; k++) v[k] = (float)(i * 1000 + k) * 0.25f;
-    embd_frame_encode_options o = {i % 4, 1};
+    embd_frame_encode_options o = {.flags = i % 4, .level = 1};
     size_t w;
     assert_int_equal(embd_frame_encode_f32(v, dims, &o, out, sizeof out, &w), EMBD_OK);
     n_crc_frames += (o.flags & EMBD_FRAME_PAYLOAD_CRC) != 0;

@@ -240,7 +240,7 @@ static void test_forms_and_permutations(void **state) {
       for (int last = 0; last < 2; last++) {
         size_t len;
         char *d = make_doc(n, dims, form, perm, last, &len);
-        embd_openai_options o = {n, 0, 0};
+        embd_openai_options o = {.expected_count = n, .max_dims = 0, .padding = 0};
         assert_int_equal(embd_openai_decode(&e, d, len, &o, &err), EMBD_OK);
         check_rows(&e, n, dims);
         assert_string_equal(e.model, "text-embedding-3-small");
@@ -331,7 +331,7 @@ static void test_dims_and_count(void **state) {
   embd_openai_embeddings e;
   embd_openai_init(&e);
   embd_error err;
-  embd_openai_options o = {0, 2, 0};
+  embd_openai_options o = {.expected_count = 0, .max_dims = 2, .padding = 0};
   const char *three = "{\"data\":[{\"index\":0,\"embedding\":[1,2,3]}]}";
   assert_int_equal(dec(&e, three, &o, &err), EMBD_ERR_OPENAI_DIMS);
   assert_non_null(strstr(err.message, "above max_dims 2"));
@@ -733,7 +733,7 @@ static void test_huge(void **state) {
   for (int form = 0; form < 3; form++) {
     size_t len;
     char *d = make_doc(100, 1536, form, NULL, 0, &len);
-    embd_openai_options o = {100, 1536, 0};
+    embd_openai_options o = {.expected_count = 100, .max_dims = 1536, .padding = 0};
     assert_int_equal(embd_openai_decode(&e, d, len, &o, &err), EMBD_OK);
     check_rows(&e, 100, 1536);
     free(d);
@@ -826,7 +826,7 @@ static void test_input_untouched(void **state) {
     memset(buf + len, 0xA5, 64);
     memcpy(copy, buf, len + 64);
     for (size_t pad = 0; pad <= 64; pad += 64) {
-      embd_openai_options o = {0, 0, pad};
+      embd_openai_options o = {.expected_count = 0, .max_dims = 0, .padding = pad};
       assert_int_equal(embd_openai_decode(&e, buf, len, &o, &err), EMBD_OK);
       check_rows(&e, 9, 33);
       assert_memory_equal(buf, copy, len + 64);
@@ -846,7 +846,7 @@ static void test_input_untouched(void **state) {
   char *p = (char *)g.hi - len - 64;
   memcpy(p, d, len);
   memset(p + len, ' ', 64);
-  embd_openai_options o = {0, 0, 64};
+  embd_openai_options o = {.expected_count = 0, .max_dims = 0, .padding = 64};
   assert_int_equal(embd_openai_decode(&e, p, len, &o, &err), EMBD_OK);
   check_rows(&e, 2, 4);
   /* padding 0 with the body ending at the guard page: the decoder copies it */
@@ -917,7 +917,7 @@ static void test_append(void **state) {
   assert_string_equal(e.model, "m1");
   assert_int_equal(f_bits(e.values[3 * dims + 7]), f_bits(8.0f));
   /* expected_count applies per response */
-  embd_openai_options o = {2, 0, 0};
+  embd_openai_options o = {.expected_count = 2, .max_dims = 0, .padding = 0};
   assert_int_equal(embd_openai_append(&e, c2.p, c2.n, &o, &err), EMBD_OK);
   assert_int_equal(e.count, 6);
   assert_int_equal(embd_openai_append(&e, c1.p, c1.n, &o, &err), EMBD_ERR_OPENAI_COUNT);

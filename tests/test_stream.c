@@ -46,7 +46,7 @@ static uint8_t *make_batch(size_t count, const size_t *dims, size_t *len) {
 static void same_mode(const uint8_t *b, size_t len, uint32_t max_dims, const size_t *cuts,
                       size_t ncuts, int mode) {
   bu_rec a, s;
-  embd_frame_decode_options o = {max_dims, 0, 0};
+  embd_frame_decode_options o = {.max_dims = max_dims, .expected_dims = 0, .allow_trailing = 0};
   bu_batch(b, len, &o, &a);
   bu_stream_mode(b, len, max_dims, cuts, ncuts, mode, &s);
   int c = bu_cmp(&a, &s);
@@ -124,7 +124,7 @@ static void test_corruptions(void **state) {
       memcpy(c, b, len);
       c[at] ^= (uint8_t)(1u << bit);
       bu_rec a;
-      embd_frame_decode_options o = {4, 0, 0};
+      embd_frame_decode_options o = {.max_dims = 4, .expected_dims = 0, .allow_trailing = 0};
       bu_batch(c, len, &o, &a);
       for (int k = 0; k < 4; k++) {
         cuts[0] = tu_range(&g_rng, 0, len);
@@ -209,7 +209,7 @@ static void test_behaviour(void **state) {
   size_t len;
   uint8_t *b = make_batch(3, d, &len);
   ctx c = {b, b + len, 0, 0, 0, EMBD_OK};
-  embd_stream_options so = {8, 0, 1, cb_where, &c, NULL};
+  embd_stream_options so = {.max_dims = 8, .expected_dims = 0, .batch = 1, .on_frame = cb_where, .user = &c, .dest = NULL};
   embd_stream *s;
   embd_error err;
   assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
@@ -310,7 +310,7 @@ static void test_dest(void **state) {
   uint8_t *b = make_batch(4, d, &len); /* flags 0, 1, 2, 3 */
   float want[32], got[32];
   bu_rec a;
-  embd_frame_decode_options o = {8, 0, 0};
+  embd_frame_decode_options o = {.max_dims = 8, .expected_dims = 0, .allow_trailing = 0};
   bu_batch(b, len, &o, &a);
   assert_int_equal(a.result, EMBD_OK);
   for (size_t i = 0, v = 0; i < 4; v += d[i], i++) memcpy(want + 8 * i, a.vals + v, d[i] * 4);
@@ -320,7 +320,7 @@ static void test_dest(void **state) {
    * buffer (data NULL); the compressed one (frame 1, dims 0) and frame 3 (compressed) are
    * decoded into dest when complete. */
   dctx c = {got, 0, 0, 0, 0};
-  embd_stream_options so = {8, 0, 1, cb_dest, &c, dest8};
+  embd_stream_options so = {.max_dims = 8, .expected_dims = 0, .batch = 1, .on_frame = cb_dest, .user = &c, .dest = dest8};
   embd_stream *s;
   embd_error err;
   memset(got, 0, sizeof got);
@@ -357,7 +357,7 @@ static void test_dest(void **state) {
   /* Frame 2 (flags 2: payload CRC) with a flipped payload bit, fed in two pieces: the CRC
    * computed on the way catches it at the trailer. */
   embd_frame_info info;
-  embd_frame_decode_options ot = {8, 0, 1};
+  embd_frame_decode_options ot = {.max_dims = 8, .expected_dims = 0, .allow_trailing = 1};
   assert_int_equal(embd_frame_header(b + 32, len - 32, &ot, &info, NULL), EMBD_OK);
   const size_t f2 = 32 + info.frame_size; /* after the count, frame 0 and frame 1 */
   assert_int_equal(embd_frame_header(b + f2, len - f2, &ot, &info, NULL), EMBD_OK);

@@ -24,7 +24,10 @@
  *      EMBD_ERR_BASE64_CHAR (outside the alphabet), EMBD_ERR_BASE64_PADDING (a '=' anywhere
  *      but the allowed end positions: the offset of that '='), EMBD_ERR_BASE64_TRAILING_BITS.
  * On any error *written is 0 and the output holds nothing usable (never a truncated or
- * padded result). Nothing is written past `cap`, nothing read past `len`.
+ * padded result), except EMBD_ERR_OUTPUT_TOO_SMALL: *written (*count for _f32) is then the
+ * size needed, exact (a size query: dst NULL, cap 0). The encoders do the same. Nothing is written past `cap`, nothing read past `len`.
+ *
+ * Thread safety: every function here is reentrant (the kernel dispatcher is atomic).
  */
 #ifndef EMBD_BASE64_H
 #define EMBD_BASE64_H
@@ -54,7 +57,8 @@ EMBD_API embd_result embd_base64_encoded_size(size_t n, unsigned flags, size_t *
 EMBD_API embd_result embd_base64_decode(const char *src, size_t len, unsigned flags, void *dst,
                                         size_t cap, size_t *written, embd_error *err);
 /* Encodes src[0 .. n) into dst[0 .. cap) (no terminating NUL); the length in *written.
- * EMBD_ERR_OUTPUT_TOO_SMALL (nothing written) when it does not fit. */
+ * EMBD_ERR_OUTPUT_TOO_SMALL (nothing written, *written = the length needed) when it does
+ * not fit. */
 EMBD_API embd_result embd_base64_encode(const void *src, size_t n, unsigned flags, char *dst,
                                         size_t cap, size_t *written);
 

@@ -19,6 +19,10 @@
  * a compressed frame's zlib stream is inflated (and so checked) by
  * embd_batch_frame_decode. Errors carry the absolute byte offset in err.offset and the
  * frame index and offset in the message: "frame 2 at byte 60: bad magic: ...".
+ *
+ * Thread safety: the one-shot functions are reentrant. An embd_batch_iter or
+ * embd_batch_encoder is one object: one thread at a time (distinct ones are independent);
+ * the buffer an iterator reads may be shared read-only by many iterators.
  */
 #ifndef EMBD_BATCH_H
 #define EMBD_BATCH_H
@@ -29,9 +33,6 @@
 extern "C" {
 #endif
 
-/* Returned by embd_batch_next after the last frame (not an error; no embd_result code). */
-#define EMBD_BATCH_END ((embd_result)-1)
-
 #define EMBD_BATCH_PREFIX_SIZE 4
 
 /* One frame of a batch (or of a stream). `data` points at the frame's bytes inside the
@@ -39,7 +40,8 @@ extern "C" {
  * callback only). */
 typedef struct embd_batch_frame {
   uint32_t index;        /* 0-based */
-  size_t offset;         /* absolute byte offset of the frame's first byte */
+  uint64_t offset;       /* absolute byte offset of the frame's first byte (64-bit: the
+                            stream decoder's offsets pass 4 GiB on 32-bit hosts too) */
   embd_frame_info info;  /* dims, flags, frame_size, payload_offset, payload_size */
   const uint8_t *data;   /* info.frame_size bytes */
   const uint8_t *payload; /* data + 16: the float32 LE values or the compressed length */
@@ -50,7 +52,9 @@ typedef struct embd_batch_frame {
 } embd_batch_frame;
 
 /* Size of a batch of `count` frames of `dims` values with `flags`: exact without
- * EMBD_FRAME_ZLIB, an upper bound with it. EMBD_ERR_INVALID_ARGUMENT on overflow. */
+ * EMBD_FRAME_ZLIB, an upper bound with it. EMBD_ERR_INVALID_ARGUMENT on overflow.
+ * The encoders' EMBD_ERR_OUTPUT_TOO_SMALL sets *written to this size (for
+ * embd_batch_encode_ptrs the sum over its frames): enough for a second call. */
 EMBD_API embd_result embd_batch_size(size_t count, size_t dims, unsigned flags, size_t *size);
 
 /* Encodes count vectors of dims floats each, v[i * dims .. (i + 1) * dims). */
@@ -95,7 +99,8 @@ typedef struct embd_batch_iter {
  * 0) when count * 16 is more than the bytes after it. */
 EMBD_API embd_result embd_batch_iter_init(embd_batch_iter *it, const void *buf, size_t len,
                                           const embd_frame_decode_options *opt, embd_error *err);
-/* The next frame in *frame: EMBD_OK, EMBD_BATCH_END after the last (with any bytes after
+/* The next frame in *frame: EMBD_OK, EMBD_BATCH_END (an embd_result status, not an
+ * error) after the last (with any bytes after
  * it an EMBD_ERR_BATCH_TRAILING error instead), or the frame's error (sticky). A frame
  * running past the end, its header included, is EMBD_ERR_FRAME_TRUNCATED at the end of
  * the buffer. `err` may be NULL. */

@@ -7,6 +7,8 @@
  * Any alignment. `dst` and `src` must either be the same pointer (the swap is then done
  * in place) or not overlap at all: any other overlap is not allowed (the result is
  * undefined). A length of 0 does nothing (the pointers may then be NULL).
+ *
+ * Thread safety: reentrant; any thread, any time (the kernel dispatcher is atomic).
  */
 #ifndef EMBD_BSWAP_H
 #define EMBD_BSWAP_H

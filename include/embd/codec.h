@@ -28,6 +28,11 @@
  * Error offsets: unknown type: the type byte; length rules and too large: the length field
  * (frame offset + 1); UTF-8: the first byte of the bad sequence; truncated: the end of the
  * input.
+ *
+ * Thread safety: the frame, handshake and helper functions are reentrant. An
+ * embd_codec_reader is used by one thread at a time (callbacks run inside its feed);
+ * distinct readers are independent. A parsed embd_codec_hello / embd_codec_ready is plain
+ * data: read it from any number of threads, free it once.
  */
 #ifndef EMBD_CODEC_H
 #define EMBD_CODEC_H
@@ -62,7 +67,7 @@ EMBD_API const char *embd_codec_type_name(unsigned type);
 typedef struct embd_codec_frame {
   uint8_t type;            /* embd_codec_type */
   uint32_t index;          /* frame number in the stream (0 for embd_codec_decode_frame) */
-  size_t offset;           /* offset of the type byte in the stream */
+  uint64_t offset;         /* offset of the type byte in the stream (64-bit on every host) */
   const uint8_t *payload;  /* payload_len bytes (NULL: see above) */
   size_t payload_len;
   const uint32_t *ids;     /* reader dest mode: the host-order ids; else NULL */
@@ -70,6 +75,9 @@ typedef struct embd_codec_frame {
 
 typedef struct embd_codec_decode_options {
   size_t max_payload; /* payloads above it are EMBD_ERR_CODEC_FRAME_TOO_LARGE; 0: default */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_codec_decode_options;
 
 /* ---- frames --------------------------------------------------------------------------- */
@@ -170,9 +178,13 @@ typedef uint32_t *(*embd_codec_tokens_dest_fn)(void *user, uint32_t index, size_
 
 typedef struct embd_codec_reader_options {
   size_t max_payload;             /* 0: EMBD_CODEC_DEFAULT_MAX_PAYLOAD */
-  embd_codec_frame_fn on_frame;   /* required unless tokens_dest is set; non-OK stops */
+  embd_codec_frame_fn on_frame;   /* required unless tokens_dest is set; non-OK stops the
+                                     stream with that code (EMBD_STOPPED: no error) */
   void *user;
   embd_codec_tokens_dest_fn tokens_dest; /* optional: TOKENS ids into caller memory */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_codec_reader_options;
 
 typedef struct embd_codec_reader embd_codec_reader;
@@ -252,7 +264,7 @@ EMBD_API embd_result embd_codec_ready_build(const embd_codec_ready *r, char *jso
  * strings live in one block owned by *out: release it with embd_codec_hello_free /
  * embd_codec_ready_free (which also zero *out). On failure *out is zeroed and owns
  * nothing. Strings with a NUL character (\u0000) are rejected. Needs simdjson
- * (EMBD_WITH_OPENAI): otherwise EMBD_ERR_OPENAI_UNAVAILABLE. */
+ * (EMBD_WITH_OPENAI): otherwise EMBD_ERR_UNAVAILABLE. */
 EMBD_API embd_result embd_codec_hello_parse(const char *json, size_t len, embd_codec_hello *out,
                                             embd_error *err);
 EMBD_API embd_result embd_codec_ready_parse(const char *json, size_t len, embd_codec_ready *out,

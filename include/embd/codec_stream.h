@@ -59,6 +59,9 @@
  * none), done only when true, finish_reason when not NULL, then the tool_calls records
  * verbatim. One token per frame costs 4 + 1 + 1 + (1..5) bytes: at most 11.
  * Both formats are byte-order independent; ids are host uint32 on both sides.
+ *
+ * Thread safety: the encoders are reentrant. A msgpack or protobuf reader is used by one
+ * thread at a time (on_frame runs inside its feed); distinct readers are independent.
  */
 #ifndef EMBD_CODEC_STREAM_H
 #define EMBD_CODEC_STREAM_H
@@ -86,7 +89,8 @@ typedef struct embd_codec_stream_frame {
   size_t size;     /* the frame's bytes on the wire (protobuf: prefix included) */
 } embd_codec_stream_frame;
 
-/* Anything but EMBD_OK stops the stream with that result (sticky, at the frame's offset). */
+/* Anything but EMBD_OK stops the stream with that result (sticky, at the frame's offset):
+ * EMBD_STOPPED to stop without an error, an error code to fail the stream with it. */
 typedef embd_result (*embd_codec_stream_frame_fn)(void *user, const embd_codec_stream_frame *frame);
 
 typedef struct embd_codec_stream_options {
@@ -95,6 +99,9 @@ typedef struct embd_codec_stream_options {
   size_t max_ids;         /* ids per frame; 0 = max_frame_bytes (each id takes >= 1 byte) */
   embd_codec_stream_frame_fn on_frame; /* required */
   void *user;
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_codec_stream_options;
 
 typedef struct embd_codec_msgpack_reader embd_codec_msgpack_reader;

@@ -29,6 +29,11 @@
  * a kernel is used. An invalid EMBD_ISA is not ignored: the library prints the reason to
  * stderr and aborts, because a benchmark or test that silently ran another tier would
  * report wrong results.
+ *
+ * Thread safety: every function here may be called from any thread at any time. The
+ * dispatcher's state (detected features, mask, the chosen implementations) is atomic;
+ * embd_isa_set is process-wide and safe against concurrent kernel calls (they finish on
+ * the implementation they started with).
  */
 #ifndef EMBD_CPU_H
 #define EMBD_CPU_H

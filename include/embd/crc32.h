@@ -3,6 +3,8 @@
  *   uint32_t crc = embd_crc32(0, NULL, 0);         // 0
  *   crc = embd_crc32(crc, "1234", 4);
  *   crc = embd_crc32(crc, "56789", 5);              // 0xCBF43926, as zlib's crc32()
+ *
+ * Thread safety: reentrant; any thread, any time (the kernel dispatcher is atomic).
  */
 #ifndef EMBD_CRC32_H
 #define EMBD_CRC32_H

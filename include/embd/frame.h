@@ -25,6 +25,10 @@
  * Nothing is read outside [buf, buf + len); no size arithmetic overflows, also with a
  * 32-bit size_t. The decoder allocates nothing but zlib's own inflate state (about 40 KiB)
  * for compressed frames: it inflates straight into the caller's output.
+ *
+ * Thread safety: every function here is reentrant (no shared state but the kernel
+ * dispatcher's, which is atomic): any thread, any time, on distinct or shared read-only
+ * input.
  */
 #ifndef EMBD_FRAME_H
 #define EMBD_FRAME_H
@@ -43,18 +47,25 @@ extern "C" {
 #define EMBD_FRAME_KNOWN_FLAGS 0x03u
 
 
-/* Encoder options. NULL means all zero: flags 0 (uncompressed, no trailer). */
+/* Encoder options. NULL means all zero: flags 0 (uncompressed, no trailer). Zero the
+ * whole struct before setting fields (reserved_: embd/common.h). */
 typedef struct embd_frame_encode_options {
   unsigned flags; /* EMBD_FRAME_ZLIB | EMBD_FRAME_PAYLOAD_CRC; other bits are rejected */
   int level;      /* zlib level 1..9, 0 = zlib's default (6); only with EMBD_FRAME_ZLIB */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_frame_encode_options;
 
-/* Decoder options. NULL means all zero. */
+/* Decoder options. NULL means all zero; zero the whole struct before setting fields. */
 typedef struct embd_frame_decode_options {
   uint32_t max_dims;      /* dims above this: EMBD_ERR_FRAME_DIMS_TOO_LARGE; 0 = no limit */
   uint32_t expected_dims; /* dims other than this: EMBD_ERR_FRAME_DIMS_MISMATCH; 0 = any */
   int allow_trailing;     /* non-zero: bytes after the frame are allowed (see frame_size);
                              zero: they are EMBD_ERR_FRAME_TRAILING */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_frame_decode_options;
 
 /* What the decoder found. */
@@ -74,7 +85,10 @@ EMBD_API embd_result embd_frame_size(size_t dims, unsigned flags, size_t *size);
 
 /* Encodes `dims` floats (bit patterns kept as they are, NaN payloads included) into
  * out[0 .. cap), the frame's length in *written. EMBD_ERR_OUTPUT_TOO_SMALL when it does
- * not fit (nothing useful is in `out` then). `v` may be NULL when dims is 0. */
+ * not fit (nothing useful is in `out` then), with *written = embd_frame_size's size: exact
+ * without EMBD_FRAME_ZLIB, the bound with it (enough for a second call).
+ * EMBD_ERR_OUT_OF_MEMORY if zlib cannot allocate its state. `v` may be NULL when dims
+ * is 0. */
 EMBD_API embd_result embd_frame_encode_f32(const float *v, size_t dims,
                                            const embd_frame_encode_options *opt, void *out,
                                            size_t cap, size_t *written);
@@ -103,8 +117,9 @@ EMBD_API embd_result embd_frame_need(const void *buf, size_t len,
                                      embd_error *err);
 
 /* Decodes and validates the whole frame; the values go to out[0 .. dims) as host floats.
- * `out_cap` is in floats (EMBD_ERR_OUTPUT_TOO_SMALL below dims). Any input alignment, any
- * host byte order. `out` must not overlap the input. */
+ * `out_cap` is in floats (EMBD_ERR_OUTPUT_TOO_SMALL below dims, with *info filled: its
+ * dims is the count needed). Any input alignment, any host byte order. `out` must not
+ * overlap the input. */
 EMBD_API embd_result embd_frame_decode(const void *buf, size_t len,
                                        const embd_frame_decode_options *opt, float *out,
                                        size_t out_cap, embd_frame_info *info, embd_error *err);

@@ -10,7 +10,7 @@
  *
  * The decoder is built when EMBD_WITH_OPENAI is ON (the default; it needs a C++ compiler
  * and Debian's libfast-float-dev). Built without it, decode/append return
- * EMBD_ERR_OPENAI_UNAVAILABLE.
+ * EMBD_ERR_UNAVAILABLE (EMBD_ERR_OPENAI_UNAVAILABLE is its old name, same value).
  *
  * The body must be JSON as RFC 8259 defines it, all of it: fields the decoder does not
  * read (e.g. "object", anything a server adds) are checked as strictly as the ones it
@@ -80,13 +80,16 @@
 extern "C" {
 #endif
 
-/* Decoder options. NULL means all zero. */
+/* Decoder options. NULL means all zero; zero the whole struct before setting fields. */
 typedef struct embd_openai_options {
   size_t expected_count; /* 0 = any; else exactly this many vectors (EMBD_ERR_OPENAI_COUNT);
                             for append: this response's own count */
   uint32_t max_dims;     /* 0 = no limit; above: EMBD_ERR_OPENAI_DIMS */
   size_t padding;        /* ignored (the decoder never reads past json[len]); kept so that
-                            the struct keeps its layout */
+                            code setting it keeps compiling */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_openai_options;
 
 typedef struct embd_openai_embeddings {

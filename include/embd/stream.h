@@ -33,7 +33,10 @@
  * for the input is only found at finish (after the frames that were there), and a
  * compressed frame larger than the buffer is EMBD_ERR_STREAM_FRAME_TOO_LARGE.
  * Errors are sticky: every later feed/finish returns the same error. Offsets are
- * absolute byte offsets in the whole stream (as size_t).
+ * absolute byte offsets in the whole stream (uint64_t, in err->offset and frame->offset).
+ *
+ * Thread safety: an embd_stream is used by one thread at a time (its callbacks run on the
+ * feeding thread, inside embd_stream_feed); distinct streams are independent.
  */
 #ifndef EMBD_STREAM_H
 #define EMBD_STREAM_H
@@ -45,7 +48,8 @@ extern "C" {
 #endif
 
 /* Per-frame callback; anything but EMBD_OK stops the stream with that result (sticky,
- * at the frame's offset). */
+ * at the frame's offset): EMBD_STOPPED to stop without an error (feed then returns
+ * EMBD_STOPPED), an error code to fail the stream with it. */
 typedef embd_result (*embd_stream_frame_fn)(void *user, const embd_batch_frame *frame);
 
 /* Where frame `index`'s info->dims values go (room for info->dims floats, 4-byte aligned,
@@ -60,6 +64,9 @@ typedef struct embd_stream_options {
   embd_stream_frame_fn on_frame; /* required unless dest is set */
   void *user;
   embd_stream_dest_fn dest; /* optional: decode into caller memory (above) */
+  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[2];
 } embd_stream_options;
 
 typedef struct embd_stream embd_stream;

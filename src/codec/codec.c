@@ -175,7 +175,7 @@ static embd_result decode_at(const uint8_t *b, size_t len, size_t pos, uint32_t 
   embd_result r = check_type(p[0], index, pos, err);
   if (r != EMBD_OK) return r;
   if (avail < CH) return truncated(p, avail, index, pos, err);
-  uint64_t need;
+  uint64_t need = 0; /* set by check_header on EMBD_OK (gcc -O3 cannot always see it) */
   if ((r = check_header(p, max, index, pos, &need, err)) != EMBD_OK) return r;
   if (need > avail) return truncated(p, avail, index, pos, err);
   if ((r = check_payload(p, (size_t)need, index, pos, err)) != EMBD_OK) return r;
@@ -195,6 +195,8 @@ embd_result embd_codec_decode_frame(const void *buf, size_t len,
                                     size_t *consumed, embd_error *err) {
   if ((!buf && len) || !frame || !consumed)
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer, frame or consumed");
+  if (opt && !EMBD_RESERVED_OK(opt))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
   if (!len) return truncated(NULL, 0, 0, 0, err);
   return decode_at((const uint8_t *)buf, len, 0, 0, max_of(opt ? opt->max_payload : 0), frame,
                    consumed, err);
@@ -206,6 +208,8 @@ embd_result embd_codec_next(const void *buf, size_t len, size_t *pos, uint32_t *
   if (!buf || !pos || !index || !frame || *pos >= len)
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, pos ? *pos : 0,
                      "NULL argument, or no bytes left at *pos");
+  if (opt && !EMBD_RESERVED_OK(opt))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, *pos, "options: reserved_ fields not zero");
   size_t used = 0;
   embd_result r = decode_at((const uint8_t *)buf, len, *pos, *index,
                             max_of(opt ? opt->max_payload : 0), frame, &used, err);
@@ -351,7 +355,8 @@ struct embd_codec_reader {
 embd_result embd_codec_reader_create(const embd_codec_reader_options *opt, embd_codec_reader **out) {
   if (!out) return EMBD_ERR_INVALID_ARGUMENT;
   *out = NULL;
-  if (!opt || (!opt->on_frame && !opt->tokens_dest) || embd_above_u32(opt->max_payload))
+  if (!opt || (!opt->on_frame && !opt->tokens_dest) || embd_above_u32(opt->max_payload) ||
+      !EMBD_RESERVED_OK(opt))
     return EMBD_ERR_INVALID_ARGUMENT;
   embd_codec_reader *r = (embd_codec_reader *)calloc(1, sizeof *r);
   if (!r) return EMBD_ERR_OUT_OF_MEMORY;
@@ -397,7 +402,7 @@ static inline __attribute__((always_inline)) int cr_size(embd_framer *f, const u
 
 static embd_result cr_callback(embd_codec_reader *r, embd_codec_frame *fr) {
   fr->index = (uint32_t)r->f.index;
-  fr->offset = (size_t)r->f.start;
+  fr->offset = r->f.start;
   return r->o.on_frame ? r->o.on_frame(r->o.user, fr) : EMBD_OK;
 }
 

@@ -394,7 +394,8 @@ static const embd_framer_ops mp_ops = {mp_need, mp_whole, NULL, NULL, 1};
 embd_result embd_codec_msgpack_create(const embd_codec_stream_options *opt,
                                       embd_codec_msgpack_reader **out) {
   if (out) *out = NULL;
-  if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame) return EMBD_ERR_INVALID_ARGUMENT;
+  if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame || !EMBD_RESERVED_OK(opt))
+    return EMBD_ERR_INVALID_ARGUMENT;
   embd_codec_msgpack_reader *r = calloc(1, sizeof *r);
   if (!r) return EMBD_ERR_OUT_OF_MEMORY;
   embd_framer_init(&r->f, 0, opt->max_frame_bytes); /* allocates nothing yet */

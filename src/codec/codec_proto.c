@@ -285,7 +285,7 @@ static const embd_framer_ops pb_ops = {pb_size, pb_whole, NULL, NULL, 0};
 embd_result embd_codec_proto_create(const embd_codec_stream_options *opt,
                                     embd_codec_proto_reader **out) {
   if (out) *out = NULL;
-  if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame ||
+  if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame || !EMBD_RESERVED_OK(opt) ||
       embd_above_u32((uint64_t)opt->max_frame_bytes))
     return EMBD_ERR_INVALID_ARGUMENT;
   embd_codec_proto_reader *r = calloc(1, sizeof *r);

@@ -60,6 +60,7 @@ embd_result embd_base64_decode_f32(const char *src, size_t len, unsigned flags, 
   const size_t bytes_cap = cap > SIZE_MAX / 4 ? SIZE_MAX : cap * 4;
   size_t n;
   r = embd_base64_decode(src, len, flags, dst, bytes_cap, &n, err);
+  if (r == EMBD_ERR_OUTPUT_TOO_SMALL && count) *count = size / 4; /* the floats needed */
   if (r != EMBD_OK) return r;
   embd_f32_from_le(dst, dst, n / 4); /* in place: a swap on big-endian hosts only */
   if (count) *count = n / 4;
@@ -76,7 +77,10 @@ embd_result embd_base64_encode_f32(const float *v, size_t n, unsigned flags, cha
   /* Big-endian: encode from little-endian copies, a block at a time (no allocation). */
   size_t size;
   if (embd_b64_encoded_size(n * 4, flags, &size) != EMBD_OK) return EMBD_ERR_INVALID_ARGUMENT;
-  if (size > cap || (!dst && size)) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  if (size > cap || (!dst && size)) {
+    if (written) *written = size; /* the characters needed */
+    return EMBD_ERR_OUTPUT_TOO_SMALL;
+  }
   enum { BLOCK = 768 }; /* floats: 3072 bytes, a multiple of 3 -> 4096 characters */
   uint8_t tmp[BLOCK * 4];
   size_t out = 0;

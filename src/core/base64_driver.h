@@ -218,9 +218,11 @@ static inline embd_result embd_b64_decode_with(embd_b64_dec_block blk, const cha
   size_t size = 0, body = 0;
   embd_result r = embd_b64_size(src, len, flags, &size, &body, err);
   if (r != EMBD_OK) return r;
-  if (size > cap || (!dst && size))
+  if (size > cap || (!dst && size)) {
+    if (written) *written = size; /* the bytes needed */
     return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 0,
                      "output too small: %zu bytes decoded, capacity %zu", size, cap);
+  }
   if (len == 0) { /* the only input that decodes to nothing: dst may be NULL */
     embd_b64_ok(err);
     return EMBD_OK;
@@ -257,7 +259,10 @@ static inline embd_result embd_b64_encode_with(embd_b64_enc_block blk, const voi
   size_t size;
   if ((!src && n) || embd_b64_encoded_size(n, flags, &size) != EMBD_OK)
     return EMBD_ERR_INVALID_ARGUMENT;
-  if (size > cap || (!dst && size)) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  if (size > cap || (!dst && size)) {
+    if (written) *written = size; /* the characters needed */
+    return EMBD_ERR_OUTPUT_TOO_SMALL;
+  }
   if (n == 0) return EMBD_OK; /* src and dst may be NULL */
   const int url = (flags & EMBD_BASE64_URL) != 0;
   const uint16_t *t = url ? embd_b64_enc_url : embd_b64_enc_std;

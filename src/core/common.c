@@ -6,7 +6,7 @@
 #include "embd/frame.h"
 #include "internal.h"
 
-embd_result embd_fail(embd_error *err, embd_result r, size_t off, const char *fmt, ...) {
+embd_result embd_fail(embd_error *err, embd_result r, uint64_t off, const char *fmt, ...) {
   if (err) {
     err->result = r;
     err->offset = off;
@@ -23,7 +23,7 @@ embd_result embd_vfail_frame(embd_error *err, embd_result r, uint64_t at, uint64
   if (err) {
     char m[sizeof err->message];
     vsnprintf(m, sizeof m, fmt, ap);
-    embd_fail(err, r, (size_t)at, "frame %llu at byte %llu: %s", (unsigned long long)frame,
+    embd_fail(err, r, at, "frame %llu at byte %llu: %s", (unsigned long long)frame,
               (unsigned long long)start, m);
   }
   return r;
@@ -71,7 +71,6 @@ const char *embd_strerror(embd_result r) {
     case EMBD_ERR_OPENAI_COUNT: return "embedding count differs from the expected count";
     case EMBD_ERR_OPENAI_MODEL: return "appended responses name different models";
     case EMBD_ERR_OUT_OF_MEMORY: return "out of memory";
-    case EMBD_ERR_OPENAI_UNAVAILABLE: return "embd built without EMBD_WITH_OPENAI (simdjson)";
     case EMBD_ERR_CODEC_UNKNOWN_TYPE: return "unknown Codec frame type";
     case EMBD_ERR_CODEC_TOKENS_LENGTH: return "TOKENS payload not a multiple of 4 bytes";
     case EMBD_ERR_CODEC_EOS_PAYLOAD: return "EOS frame with a payload";
@@ -86,6 +85,8 @@ const char *embd_strerror(embd_result r) {
     case EMBD_ERR_MAP_HASH: return "tokenizer map sha256 mismatch";
     case EMBD_ERR_UNKNOWN_TOKEN: return "token id not in the tokenizer map";
     case EMBD_ERR_UNAVAILABLE: return "embd was built without this part";
+    case EMBD_BATCH_END: return "end of batch (not an error)";
+    case EMBD_STOPPED: return "stopped by a callback (not an error)";
   }
   return "unknown result";
 }

@@ -15,9 +15,25 @@
 extern "C" {
 #endif
 
+/* 1 when an options struct's reserved room (reserved_[], reserved_ptr_[]: embd/common.h,
+ * "Growing the ABI") is all zero. A non-zero slot is garbage or a field of a newer
+ * release: the caller gets EMBD_ERR_INVALID_ARGUMENT. */
+#define EMBD_RESERVED_OK(o)                                                                 \
+  embd_reserved_zero_((o)->reserved_, sizeof (o)->reserved_ / sizeof (o)->reserved_[0],     \
+                      (const void *const *)(o)->reserved_ptr_,                               \
+                      sizeof (o)->reserved_ptr_ / sizeof (o)->reserved_ptr_[0])
+static inline int embd_reserved_zero_(const uint64_t *r, size_t n, const void *const *p,
+                                      size_t np) {
+  for (size_t i = 0; i < n; i++)
+    if (r[i]) return 0;
+  for (size_t i = 0; i < np; i++)
+    if (p[i]) return 0;
+  return 1;
+}
+
 /* Fills *err (when not NULL) with r, the byte offset and a formatted message; returns r. */
-EMBD_INTERNAL embd_result embd_fail(embd_error *err, embd_result r, size_t off, const char *fmt,
-                                    ...) __attribute__((format(printf, 4, 5)));
+EMBD_INTERNAL embd_result embd_fail(embd_error *err, embd_result r, uint64_t off,
+                                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The same for an error at byte `at` inside frame `frame` of a stream, which starts at
  * byte `start`: the message reads "frame <frame> at byte <start>: <fmt...>" (the stream
  * readers' shared shape); err->offset = at. */

@@ -8,7 +8,7 @@ embd_result embd_codec_hello_parse(const char *json, size_t len, embd_codec_hell
                                    embd_error *err) {
   (void)json, (void)len;
   if (out) memset(out, 0, sizeof *out);
-  return embd_fail(err, EMBD_ERR_OPENAI_UNAVAILABLE, 0,
+  return embd_fail(err, EMBD_ERR_UNAVAILABLE, 0,
                    "HELLO parsing needs simdjson: embd was built with EMBD_WITH_OPENAI=OFF");
 }
 
@@ -16,6 +16,6 @@ embd_result embd_codec_ready_parse(const char *json, size_t len, embd_codec_read
                                    embd_error *err) {
   (void)json, (void)len;
   if (out) memset(out, 0, sizeof *out);
-  return embd_fail(err, EMBD_ERR_OPENAI_UNAVAILABLE, 0,
+  return embd_fail(err, EMBD_ERR_UNAVAILABLE, 0,
                    "READY parsing needs simdjson: embd was built with EMBD_WITH_OPENAI=OFF");
 }

@@ -630,6 +630,10 @@ embd_result run(embd_openai_embeddings *e, const char *json, size_t len,
     if (e) clear(e);
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL embeddings or json");
   }
+  if (opt && !EMBD_RESERVED_OK(opt)) {
+    clear(e);
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
+  }
   if (!json) json = "";
   impl *im = static_cast<impl *>(e->impl_);
   if (!im) {

@@ -1,5 +1,5 @@
 /* embd/openai.h when the library is built without EMBD_WITH_OPENAI (no simdjson): the
- * functions exist, decode and append report EMBD_ERR_OPENAI_UNAVAILABLE. */
+ * functions exist, decode and append report EMBD_ERR_UNAVAILABLE. */
 #include <string.h>
 
 #include "embd/openai.h"
@@ -15,7 +15,7 @@ void embd_openai_free(embd_openai_embeddings *e) {
 
 static embd_result unavailable(embd_openai_embeddings *e, embd_error *err) {
   if (e) embd_openai_free(e);
-  return embd_fail(err, EMBD_ERR_OPENAI_UNAVAILABLE, 0,
+  return embd_fail(err, EMBD_ERR_UNAVAILABLE, 0,
                    "embd was built without EMBD_WITH_OPENAI (simdjson)");
 }
 

@@ -15,9 +15,9 @@ static uint32_t rd32(const uint8_t *p) {
 
 
 /* Rebases a frame-relative error to the frame at `base` (index idx). */
-static embd_result rebase(embd_error *err, const embd_error *in, uint32_t idx, size_t base) {
-  return embd_fail(err, in->result, base + in->offset, "frame %lu at byte %zu: %.120s", (unsigned long)idx,
-               base, in->message);
+static embd_result rebase(embd_error *err, const embd_error *in, uint32_t idx, uint64_t base) {
+  return embd_fail(err, in->result, base + in->offset, "frame %lu at byte %llu: %.120s", (unsigned long)idx,
+               (unsigned long long)base, in->message);
 }
 
 /* ---- encode ---------------------------------------------------------------------------- */
@@ -37,7 +37,8 @@ embd_result embd_batch_begin(embd_batch_encoder *enc, uint32_t count,
   if (!enc || (!out && cap)) return EMBD_ERR_INVALID_ARGUMENT;
   memset(enc, 0, sizeof *enc);
   if (opt) enc->opt = *opt;
-  if (enc->opt.flags & ~EMBD_FRAME_KNOWN_FLAGS) return enc->status = EMBD_ERR_INVALID_ARGUMENT;
+  if ((enc->opt.flags & ~EMBD_FRAME_KNOWN_FLAGS) || !EMBD_RESERVED_OK(&enc->opt))
+    return enc->status = EMBD_ERR_INVALID_ARGUMENT;
   enc->out = (uint8_t *)out;
   enc->cap = cap;
   enc->count = count;
@@ -94,6 +95,8 @@ embd_result embd_batch_encode_f32(const float *v, size_t count, size_t dims,
   embd_result r = embd_batch_begin(&e, (uint32_t)count, opt, out, cap);
   for (size_t i = 0; r == EMBD_OK && i < count; i++)
     r = embd_batch_append_f32(&e, dims ? v + i * dims : NULL, dims);
+  if (r == EMBD_ERR_OUTPUT_TOO_SMALL) /* the size needed (an upper bound with zlib) */
+    embd_batch_size(count, dims, opt ? opt->flags : 0, written);
   return r == EMBD_OK ? embd_batch_finish(&e, written) : r;
 }
 
@@ -107,6 +110,15 @@ embd_result embd_batch_encode_ptrs(const float *const *vecs, const size_t *dims,
   embd_result r = embd_batch_begin(&e, (uint32_t)count, opt, out, cap);
   for (size_t i = 0; r == EMBD_OK && i < count; i++)
     r = embd_batch_append_f32(&e, vecs[i], dims[i]);
+  if (r == EMBD_ERR_OUTPUT_TOO_SMALL) { /* the size needed (an upper bound with zlib) */
+    size_t need = 4, one;
+    for (size_t i = 0; i < count; i++) {
+      if (embd_frame_size(dims[i], opt ? opt->flags : 0, &one) != EMBD_OK || one > SIZE_MAX - need)
+        return r; /* a frame that cannot be encoded at all: no size to report */
+      need += one;
+    }
+    *written = need;
+  }
   return r == EMBD_OK ? embd_batch_finish(&e, written) : r;
 }
 
@@ -126,6 +138,10 @@ embd_result embd_batch_iter_init(embd_batch_iter *it, const void *buf, size_t le
   it->len = len;
   if (opt) it->opt = *opt;
   it->opt.allow_trailing = 1;
+  if (!EMBD_RESERVED_OK(&it->opt)) {
+    embd_fail(&it->err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
+    return stop(it, err);
+  }
   if (!buf && len) {
     embd_fail(&it->err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
     return stop(it, err);

@@ -106,6 +106,7 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   const unsigned flags = opt ? opt->flags : 0;
   const int level = opt && opt->level ? opt->level : Z_DEFAULT_COMPRESSION;
   if (!written || (!out && cap) || (dims && !s->f && !s->d)) return EMBD_ERR_INVALID_ARGUMENT;
+  if (opt && !EMBD_RESERVED_OK(opt)) return EMBD_ERR_INVALID_ARGUMENT;
   if (flags & ~EMBD_FRAME_KNOWN_FLAGS) return EMBD_ERR_INVALID_ARGUMENT;
   if (level != Z_DEFAULT_COMPRESSION && (level < 1 || level > 9)) return EMBD_ERR_INVALID_ARGUMENT;
   size_t bound;
@@ -116,7 +117,7 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   uint8_t *o = (uint8_t *)out;
 
   if (!(flags & EMBD_FRAME_ZLIB)) {
-    if (cap < bound) return EMBD_ERR_OUTPUT_TOO_SMALL;
+    if (cap < bound) return *written = bound, EMBD_ERR_OUTPUT_TOO_SMALL;
     write_header(o, (uint32_t)dims, flags);
     if (s->f) {
       embd_f32_to_le(o + HDR, s->f, dims);
@@ -132,11 +133,12 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   }
 
   /* Compressed: header, 4-byte length, the deflate output straight into `out`. */
-  if (cap < HDR + 4 + tr) return EMBD_ERR_OUTPUT_TOO_SMALL;
+  if (cap < HDR + 4 + tr) return *written = bound, EMBD_ERR_OUTPUT_TOO_SMALL;
   write_header(o, (uint32_t)dims, flags);
   z_stream z;
   memset(&z, 0, sizeof z);
-  if (deflateInit(&z, level) != Z_OK) return EMBD_ERR_FRAME_DEFLATE;
+  const int zi = deflateInit(&z, level);
+  if (zi != Z_OK) return zi == Z_MEM_ERROR ? EMBD_ERR_OUT_OF_MEMORY : EMBD_ERR_FRAME_DEFLATE;
   uint8_t *zo = o + HDR + 4;
   size_t zcap = cap - HDR - 4 - tr, zlen = 0;
   uint8_t buf[4 * CHUNK];
@@ -170,6 +172,7 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
     }
   }
   deflateEnd(&z);
+  if (r == EMBD_ERR_OUTPUT_TOO_SMALL) *written = bound; /* enough: see embd_frame_size */
   if (r != EMBD_OK) return r;
   if (embd_above_u32(zlen)) return EMBD_ERR_FRAME_DEFLATE;
   wr32le(o + HDR, (uint32_t)zlen);
@@ -286,6 +289,8 @@ static embd_result check_header(const uint8_t *p, size_t len,
                                 const embd_frame_decode_options *opt, embd_frame_info *info,
                                 embd_error *err) {
   if (!p && len) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer with length %zu", len);
+  if (opt && !EMBD_RESERVED_OK(opt))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
   if (len < HDR)
     return embd_fail(err, EMBD_ERR_FRAME_TOO_SMALL, len,
                 "frame too small: %zu bytes, the header alone is %d", len, HDR);
@@ -365,7 +370,8 @@ static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, 
   z.avail_in = (uInt)clen;             /* clen <= UINT32_MAX <= UINT_MAX here */
   int zr = inflateInit(&z);
   if (zr != Z_OK)
-    return embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4, "inflateInit failed: %d (%s)", zr,
+    return embd_fail(err, zr == Z_MEM_ERROR ? EMBD_ERR_OUT_OF_MEMORY : EMBD_ERR_FRAME_INFLATE,
+                     HDR + 4, "inflateInit failed: %d (%s)", zr,
                 z.msg ? z.msg : "no memory?");
   size_t got = 0;
   uint8_t spare;
@@ -398,7 +404,7 @@ static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, 
       break;
     }
     if (zr == Z_NEED_DICT || zr == Z_DATA_ERROR || zr == Z_MEM_ERROR || zr == Z_STREAM_ERROR) {
-      r = embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
+      r = embd_fail(err, zr == Z_MEM_ERROR ? EMBD_ERR_OUT_OF_MEMORY : EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
                "zlib inflate error %d at compressed byte %zu: %s", zr, clen - z.avail_in,
                zr == Z_NEED_DICT ? "needs a preset dictionary" : (z.msg ? z.msg : "?"));
       break;
@@ -450,7 +456,9 @@ embd_result embd_frame_decode(const void *buf, size_t len, const embd_frame_deco
   const uint8_t *p = (const uint8_t *)buf;
   embd_frame_info in;
   embd_result r = check_header(p, len, opt, &in, err);
-  if (r == EMBD_OK) r = decode_(p, &in, out, out_cap, 1, err);
+  if (r != EMBD_OK) return r;
+  if (out_cap < in.dims && info) *info = in; /* output too small: info->dims is what it needs */
+  r = decode_(p, &in, out, out_cap, 1, err);
   if (r == EMBD_OK && info) *info = in;
   return r;
 }

@@ -55,7 +55,7 @@ embd_result embd_framer_fail(embd_framer *f, embd_result r, uint64_t at, const c
 embd_result embd_framer_fail_stream(embd_framer *f, embd_result r, uint64_t at, const char *fmt,
                                     ...) {
   f->err.result = r;
-  f->err.offset = (size_t)at;
+  f->err.offset = at;
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(f->err.message, sizeof f->err.message, fmt, ap);

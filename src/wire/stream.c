@@ -41,7 +41,7 @@ embd_result embd_stream_buffer_size(uint32_t max_dims, size_t *size) {
 embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out) {
   if (!out) return EMBD_ERR_INVALID_ARGUMENT;
   *out = NULL;
-  if (!opt || (!opt->on_frame && !opt->dest)) return EMBD_ERR_INVALID_ARGUMENT;
+  if (!opt || (!opt->on_frame && !opt->dest) || !EMBD_RESERVED_OK(opt)) return EMBD_ERR_INVALID_ARGUMENT;
   size_t cap;
   embd_result r = embd_stream_buffer_size(opt->max_dims, &cap);
   if (r != EMBD_OK) return r;
@@ -100,7 +100,7 @@ static int st_size(embd_framer *f, const uint8_t *p, size_t n, uint64_t *need) {
 
 static embd_result st_callback(embd_stream *s, embd_batch_frame *fr) {
   fr->index = (uint32_t)s->f.index;
-  fr->offset = (size_t)s->f.start;
+  fr->offset = s->f.start;
   return s->o.on_frame ? s->o.on_frame(s->o.user, fr) : EMBD_OK;
 }
 
