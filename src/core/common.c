@@ -3,7 +3,6 @@
 #include <stdio.h>
 
 #include "embd/common.h"
-#include "embd/frame.h"
 #include "internal.h"
 
 embd_result embd_fail(embd_error *err, embd_result r, uint64_t off, const char *fmt, ...) {

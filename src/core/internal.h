@@ -1,5 +1,7 @@
-/* Internal declarations shared by the portable core and the kernels. Compiled at the
- * baseline ISA: nothing here may need a -m flag. */
+/* Internal declarations shared by the portable core and the kernels (the kernel layer:
+ * src/core, src/arch). Compiled at the baseline ISA: nothing here may need a -m flag.
+ * Nothing here knows a wire format: those internals are in src/wire/wire.h, and the
+ * build refuses a kernel-layer file that includes one (cmake/EmbdLayerCheck.cmake). */
 #ifndef EMBD_INTERNAL_H
 #define EMBD_INTERNAL_H
 
@@ -11,7 +13,6 @@
 #include "embd/bswap.h"
 #include "embd/cpu.h"
 #include "embd/crc32.h"
-#include "embd/frame.h"
 
 #if defined(__AVX__) || defined(__AVX2__) || defined(__AVX512F__) || defined(__SSSE3__)
 #ifndef EMBD_KERNEL_FILE
@@ -192,61 +193,5 @@ EMBD_B64_DECLARE(avx512)
 #if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
 EMBD_B64_DECLARE(neon)
 #endif
-
-/* ---- 32-bit wire words arriving in pieces (stream.c, codec.c) ---- */
-/* Writes bytes [q, q + n) of a run of 32-bit wire words to the host-order words at d (the
- * words' bytes: byte q of the wire lands at host byte q, or q ^ 3 when `swap`, i.e. when
- * the wire order is not the host's). Whole words go through `words` (the host-order
- * converter: dst 4-byte aligned since d is and q % 4 == 0 there). */
-static inline void embd_put_wire_words_(uint8_t *d, size_t q, const uint8_t *p, size_t n,
-                                        int swap, void (*words)(uint8_t *, const uint8_t *, size_t)) {
-  const size_t x = swap ? 3 : 0;
-  for (; n && (q & 3); n--) d[q++ ^ x] = *p++;
-  const size_t w = n / 4;
-  if (w) {
-    words(d + q, p, w);
-    q += 4 * w, p += 4 * w, n -= 4 * w;
-  }
-  for (; n; n--) d[q++ ^ x] = *p++;
-}
-static inline int embd_host_le_(void) {
-  const uint16_t one = 1;
-  uint8_t b;
-  memcpy(&b, &one, 1);
-  return b;
-}
-
-/* ---- frames (frame.c), for the batch and stream decoders ---- */
-/* The 16 header bytes at p (avail >= 16 bytes present): validates them (and the dims
- * limits in opt) unless `checked` says that was done, and sets *need to the whole frame's
- * size, or to 20 for a compressed frame whose length field is not in the avail bytes yet. */
-EMBD_INTERNAL embd_result embd_frame_need_(const uint8_t *p, size_t avail,
-                                           const embd_frame_decode_options *opt, int checked,
-                                           uint64_t *need, embd_error *err);
-/* *info for the frame of `size` bytes (from embd_frame_need_) whose header at p is checked. */
-EMBD_INTERNAL void embd_frame_info_(const uint8_t *p, size_t size, embd_frame_info *info);
-/* Header, lengths, trailing rule and payload CRC (no inflate); fills *info (not NULL). */
-EMBD_INTERNAL embd_result embd_frame_check_(const uint8_t *p, size_t len,
-                                            const embd_frame_decode_options *opt,
-                                            embd_frame_info *info, embd_error *err);
-/* The payload CRC alone (when the flag is set) of a frame described by a checked *info. */
-EMBD_INTERNAL embd_result embd_frame_payload_check_(const uint8_t *p, const embd_frame_info *info,
-                                                    embd_error *err);
-/* The values of a frame whose header and payload CRC were checked (*info from that check):
- * converted or inflated, nothing checked again. Validate once: the batch iterator and the
- * stream decoder check a frame when they hand it out, and this is their decode step. */
-EMBD_INTERNAL embd_result embd_frame_decode_checked_(const uint8_t *p, const embd_frame_info *info,
-                                                     float *out, size_t out_cap, embd_error *err);
-
-/* Test hook: when set, called once for every header check (EMBD_CHECK_HEADER: the header
- * CRC) and every payload CRC check, so that tests/test_framer.c can show each happens
- * once per frame. NULL in normal use: one predictable branch. Not thread-safe to set. */
-enum { EMBD_CHECK_HEADER = 0, EMBD_CHECK_PAYLOAD_CRC = 1 };
-EMBD_INTERNAL extern void (*embd_check_hook_)(int what);
-#define EMBD_CHECKED_(what)                              \
-  do {                                                   \
-    if (__builtin_expect(embd_check_hook_ != NULL, 0)) \
-      embd_check_hook_(what);                            \
-  } while (0)
 
 #endif

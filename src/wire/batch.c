@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "wire.h"
 
 #define HDR EMBD_FRAME_HEADER_SIZE
 

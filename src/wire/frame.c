@@ -9,7 +9,7 @@
 
 #include "embd/bswap.h"
 #include "embd/crc32.h"
-#include "internal.h"
+#include "wire.h"
 
 #define HDR EMBD_FRAME_HEADER_SIZE
 /* Floats converted per step on the double path and the compressed encoder's staging. */

@@ -19,7 +19,7 @@
 #ifndef EMBD_FRAMER_H
 #define EMBD_FRAMER_H
 
-#include "internal.h"
+#include "wire.h"
 
 /* What ops->size returns. */
 enum {
