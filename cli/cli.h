@@ -32,6 +32,10 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* A vector length option (--dims, --max-dims): 1 .. 2^32 - 1. 0 ok, else CLI_EUSAGE
  * (with the message printed). */
 int cli_parse_dims(const char *s, const char *opt, uint32_t *out);
+/* A little-endian uint32 at p (the batch count, header fields). */
+static inline uint32_t cli_rd32le(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 /* How much input the commands read at a time. */
 #define CLI_CHUNK (1u << 20)
 /* A byte count: digits with an optional K, M or G suffix (binary: 1K = 1024), 1 or more.
