@@ -23,12 +23,6 @@ static int is_text(unsigned t) {
   return t == EMBD_CODEC_HELLO || t == EMBD_CODEC_READY || t == EMBD_CODEC_ERROR;
 }
 
-static uint32_t rd32be(const uint8_t *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-static void wr32be(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
-}
 
 /* ---- UTF-8 (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF) ---------- */
 
@@ -117,7 +111,7 @@ static embd_result check_type(uint8_t t, uint32_t index, uint64_t start, embd_er
 /* The 5 header bytes at h (type already checked): the length rules; *need = frame size. */
 static embd_result check_header(const uint8_t *h, size_t max, uint32_t index, uint64_t start,
                                 uint64_t *need, embd_error *err) {
-  const uint32_t plen = rd32be(h + 1);
+  const uint32_t plen = embd_rd32be(h + 1);
   if (h[0] == EMBD_CODEC_TOKENS && plen % 4)
     return ffail(err, EMBD_ERR_CODEC_TOKENS_LENGTH, start + 1, index, start,
                  "TOKENS payload of %lu bytes is not a multiple of 4", (unsigned long)plen);
@@ -154,7 +148,7 @@ static embd_result truncated(const uint8_t *h, uint64_t got, uint32_t index, uin
                  (unsigned long long)got);
   return ffail(err, EMBD_ERR_CODEC_TRUNCATED, start + got, index, start,
                "truncated: %s frame of %llu bytes, the input ends after %llu", type_names[h[0]],
-               (unsigned long long)(CH + (uint64_t)rd32be(h + 1)), (unsigned long long)got);
+               (unsigned long long)(CH + (uint64_t)embd_rd32be(h + 1)), (unsigned long long)got);
 }
 
 static void clear(embd_error *err) {
@@ -259,7 +253,7 @@ embd_result embd_codec_encode_frame(unsigned type, const void *payload, size_t l
   if (!out) return EMBD_ERR_INVALID_ARGUMENT;
   uint8_t *o = (uint8_t *)out;
   o[0] = (uint8_t)type;
-  wr32be(o + 1, (uint32_t)len);
+  embd_wr32be(o + 1, (uint32_t)len);
   embd_copy(o + CH, payload, len); /* not memcpy for long payloads: copy_kernel.h */
   return EMBD_OK;
 }
@@ -273,7 +267,7 @@ embd_result embd_codec_encode_tokens(const uint32_t *ids, size_t n, void *out, s
   if (!out) return EMBD_ERR_INVALID_ARGUMENT;
   uint8_t *o = (uint8_t *)out;
   o[0] = EMBD_CODEC_TOKENS;
-  wr32be(o + 1, (uint32_t)(4 * n));
+  embd_wr32be(o + 1, (uint32_t)(4 * n));
   embd_u32_to_be(o + CH, ids, n);
   return EMBD_OK;
 }
@@ -389,7 +383,7 @@ static inline __attribute__((always_inline)) int cr_size(embd_framer *f, const u
     *need = CH;
     return EMBD_FRAMER_MORE;
   }
-  const uint32_t plen = rd32be(p + 1);
+  const uint32_t plen = embd_rd32be(p + 1);
   if (p[0] == EMBD_CODEC_TOKENS && !(plen & 3) && plen <= r->max) {
     /* The common frame, inline (one id is a 9-byte frame); check_header says the rest. */
     *need = CH + (uint64_t)plen;
@@ -447,7 +441,7 @@ static size_t cr_direct(embd_framer *f, const uint8_t *p, size_t n) {
   embd_codec_reader *r = (embd_codec_reader *)f;
   (void)n;
   if (p[0] != EMBD_CODEC_TOKENS || !r->o.tokens_dest || f->asked) return 0;
-  const size_t plen = rd32be(p + 1);
+  const size_t plen = embd_rd32be(p + 1);
   uint32_t *d = r->o.tokens_dest(r->o.user, (uint32_t)f->index, plen / 4);
   f->asked = 1;
   if (!d) return 0;

@@ -9,9 +9,6 @@
 
 #define HDR EMBD_FRAME_HEADER_SIZE
 
-static uint32_t rd32(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 
 /* Rebases a frame-relative error to the frame at `base` (index idx). */
@@ -151,7 +148,7 @@ embd_result embd_batch_iter_init(embd_batch_iter *it, const void *buf, size_t le
           "batch too small: %zu bytes, the frame count alone is 4", len);
     return stop(it, err);
   }
-  it->count = rd32(it->buf);
+  it->count = embd_rd32le(it->buf);
   it->pos = 4;
   if ((uint64_t)it->count * HDR > (uint64_t)(len - 4)) {
     embd_fail(&it->err, EMBD_ERR_BATCH_COUNT, 0,

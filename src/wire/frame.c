@@ -23,25 +23,6 @@
  * the compiler would warn about the comparison being always false. */
 static int dims_fit(uint64_t dims) { return dims <= MAX_DIMS_SIZE; }
 
-static uint32_t rd32le(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static uint32_t rd32be(const uint8_t *p) {
-  return (uint32_t)p[3] | (uint32_t)p[2] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[0] << 24;
-}
-static void wr32le(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)v;
-  p[1] = (uint8_t)(v >> 8);
-  p[2] = (uint8_t)(v >> 16);
-  p[3] = (uint8_t)(v >> 24);
-}
-
-static int host_is_le(void) {
-  const uint32_t one = 1;
-  uint8_t b;
-  memcpy(&b, &one, 1);
-  return b == 1;
-}
 
 
 static void ok(embd_error *err) {
@@ -80,8 +61,8 @@ static void write_header(uint8_t *o, uint32_t dims, unsigned flags) {
   o[5] = (uint8_t)flags;
   o[6] = 0;
   o[7] = 0;
-  wr32le(o + 8, dims);
-  wr32le(o + 12, embd_crc32(0, o, 12));
+  embd_wr32le(o + 8, dims);
+  embd_wr32le(o + 12, embd_crc32(0, o, 12));
 }
 
 /* Source of float values: float or double array. */
@@ -127,7 +108,7 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
         stage(o + HDR + 4 * i, s, i, n);
       }
     }
-    if (tr) wr32le(o + HDR + 4 * dims, embd_crc32(0, o + HDR, 4 * dims));
+    if (tr) embd_wr32le(o + HDR + 4 * dims, embd_crc32(0, o + HDR, 4 * dims));
     *written = bound;
     return EMBD_OK;
   }
@@ -175,8 +156,8 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   if (r == EMBD_ERR_OUTPUT_TOO_SMALL) *written = bound; /* enough: see embd_frame_size */
   if (r != EMBD_OK) return r;
   if (embd_above_u32(zlen)) return EMBD_ERR_FRAME_DEFLATE;
-  wr32le(o + HDR, (uint32_t)zlen);
-  if (tr) wr32le(zo + zlen, embd_crc32(0, o + HDR, 4 + zlen));
+  embd_wr32le(o + HDR, (uint32_t)zlen);
+  if (tr) embd_wr32le(zo + zlen, embd_crc32(0, o + HDR, 4 + zlen));
   *written = HDR + 4 + zlen + tr;
   return EMBD_OK;
 }
@@ -204,7 +185,7 @@ void (*embd_check_hook_)(int what) = NULL;
 /* The header's magic, version, padding, flags and CRC (16 bytes at p). */
 static embd_result check_fields(const uint8_t *p, embd_error *err) {
   EMBD_CHECKED_(EMBD_CHECK_HEADER);
-  const uint32_t magic = rd32be(p);
+  const uint32_t magic = embd_rd32be(p);
   if (magic != EMBD_FRAME_MAGIC)
     return embd_fail(err, EMBD_ERR_FRAME_BAD_MAGIC, 0,
                 "bad magic: 0x%08lx (bytes 0-3), expected 0x%08lx \"EMBD\"", (unsigned long)magic,
@@ -219,7 +200,7 @@ static embd_result check_fields(const uint8_t *p, embd_error *err) {
     return embd_fail(err, EMBD_ERR_FRAME_UNKNOWN_FLAGS, 5,
                 "unknown flag bits 0x%02x in flags 0x%02x (byte 5; known: 0x%02x)",
                 (unsigned)(p[5] & ~EMBD_FRAME_KNOWN_FLAGS), p[5], EMBD_FRAME_KNOWN_FLAGS);
-  const uint32_t stored = rd32le(p + 12), computed = embd_crc32(0, p, 12);
+  const uint32_t stored = embd_rd32le(p + 12), computed = embd_crc32(0, p, 12);
   if (stored != computed)
     return embd_fail(err, EMBD_ERR_FRAME_HEADER_CRC, 12,
                 "header CRC mismatch: stored 0x%08lx, computed 0x%08lx (bytes 0-11)",
@@ -230,7 +211,7 @@ static embd_result check_fields(const uint8_t *p, embd_error *err) {
 /* The 16 header bytes at p (present): fields, CRC and the dims limits. */
 static embd_result check_dims(const uint8_t *p, const embd_frame_decode_options *opt,
                               embd_error *err) {
-  const uint32_t dims = rd32le(p + 8);
+  const uint32_t dims = embd_rd32le(p + 8);
   const uint32_t maxd = opt ? opt->max_dims : 0, want = opt ? opt->expected_dims : 0;
   if (maxd && dims > maxd)
     return embd_fail(err, EMBD_ERR_FRAME_DIMS_TOO_LARGE, 8, "dims %lu above the maximum %lu",
@@ -254,9 +235,9 @@ embd_result embd_frame_need_(const uint8_t *p, size_t avail, const embd_frame_de
   }
   const uint64_t tr = (p[5] & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0;
   if (p[5] & EMBD_FRAME_ZLIB)
-    *need = avail < HDR + 4 ? HDR + 4 : HDR + 4 + (uint64_t)rd32le(p + HDR) + tr;
+    *need = avail < HDR + 4 ? HDR + 4 : HDR + 4 + (uint64_t)embd_rd32le(p + HDR) + tr;
   else
-    *need = HDR + (uint64_t)rd32le(p + 8) * 4 + tr;
+    *need = HDR + (uint64_t)embd_rd32le(p + 8) * 4 + tr;
   return EMBD_OK;
 }
 
@@ -275,7 +256,7 @@ embd_result embd_frame_need(const void *buf, size_t len, const embd_frame_decode
 }
 
 void embd_frame_info_(const uint8_t *p, size_t size, embd_frame_info *info) {
-  info->dims = rd32le(p + 8);
+  info->dims = embd_rd32le(p + 8);
   info->version = p[4];
   info->flags = p[5];
   info->frame_size = size;
@@ -297,7 +278,7 @@ static embd_result check_header(const uint8_t *p, size_t len,
   embd_result r0 = check_fields(p, err);
   if (r0 == EMBD_OK) r0 = check_dims(p, opt, err);
   if (r0 != EMBD_OK) return r0;
-  const uint32_t dims = rd32le(p + 8);
+  const uint32_t dims = embd_rd32le(p + 8);
   const uint8_t flags = p[5];
   const size_t tr = (flags & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0;
   const size_t rest = len - HDR; /* bytes after the header */
@@ -307,7 +288,7 @@ static embd_result check_header(const uint8_t *p, size_t len,
       return embd_fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
                   "truncated: compressed frame needs its 4-byte length at bytes 16-19, got %zu bytes",
                   len);
-    const uint32_t clen = rd32le(p + HDR);
+    const uint32_t clen = embd_rd32le(p + HDR);
     if ((uint64_t)clen > rest - 4 || tr > rest - 4 - clen)
       return embd_fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
                   "truncated: compressed length %lu needs %llu bytes in all, got %zu",
@@ -340,7 +321,7 @@ static embd_result check_payload_crc(const uint8_t *p, const embd_frame_info *in
   if (!(in->flags & EMBD_FRAME_PAYLOAD_CRC)) return EMBD_OK;
   EMBD_CHECKED_(EMBD_CHECK_PAYLOAD_CRC);
   const size_t at = HDR + in->payload_size;
-  const uint32_t stored = rd32le(p + at), computed = embd_crc32(0, p + HDR, in->payload_size);
+  const uint32_t stored = embd_rd32le(p + at), computed = embd_crc32(0, p + HDR, in->payload_size);
   if (stored != computed)
     return embd_fail(err, EMBD_ERR_FRAME_PAYLOAD_CRC, at,
                 "payload CRC mismatch: stored 0x%08lx, computed 0x%08lx (bytes 16-%zu)",
@@ -479,7 +460,7 @@ embd_result embd_frame_view(const void *buf, size_t len, const embd_frame_decode
   if (in.flags & EMBD_FRAME_ZLIB)
     return embd_fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
                 "no zero-copy view: the payload is zlib-compressed");
-  if (!host_is_le())
+  if (!embd_host_le_())
     return embd_fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
                 "no zero-copy view: the host is big-endian, the payload little-endian");
   if ((uintptr_t)(p + HDR) % _Alignof(float) != 0)

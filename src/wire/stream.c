@@ -22,9 +22,6 @@ struct embd_stream {
   embd_frame_info info; /* the direct frame's */
 };
 
-static uint32_t rd32le(const uint8_t *p) {
-  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 static uint64_t zbound(uint64_t n) { return n + (n >> 12) + (n >> 14) + (n >> 25) + 13; }
 
@@ -151,7 +148,7 @@ static embd_result st_direct_end(embd_framer *f) {
   const size_t pay = s->info.payload_size;
   if (f->crc_on) {
     EMBD_CHECKED_(EMBD_CHECK_PAYLOAD_CRC);
-    const uint32_t stored = rd32le(f->tr);
+    const uint32_t stored = embd_rd32le(f->tr);
     if (stored != f->crc)
       return embd_framer_fail(f, EMBD_ERR_FRAME_PAYLOAD_CRC, f->start + HDR + pay,
                               "payload CRC mismatch: stored 0x%08lx, computed 0x%08lx (bytes 16-%zu)",
@@ -180,7 +177,7 @@ embd_result embd_stream_feed(embd_stream *s, const void *data, size_t len, embd_
   const uint8_t *p = (const uint8_t *)data;
   if (s->f.status == EMBD_OK && s->o.batch && s->cntn < 4) {
     while (s->cntn < 4 && len) s->cnt[s->cntn++] = *p++, len--, s->f.pos++;
-    if (s->cntn == 4) s->count = rd32le(s->cnt);
+    if (s->cntn == 4) s->count = embd_rd32le(s->cnt);
   }
   if (len && s->f.status == EMBD_OK) embd_framer_feed(&s->f, &st_ops, p, len);
   return embd_framer_report(&s->f, err);

@@ -7,6 +7,20 @@
 #include "embd/frame.h"
 #include "internal.h"
 
+/* ---- byte order: the one set of 32-bit wire-word helpers and host-order test ---- */
+static inline uint32_t embd_rd32le(const uint8_t *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint32_t embd_rd32be(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+static inline void embd_wr32le(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+static inline void embd_wr32be(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
+}
+
 /* ---- 32-bit wire words arriving in pieces (stream.c, codec.c) ---- */
 /* Writes bytes [q, q + n) of a run of 32-bit wire words to the host-order words at d (the
  * words' bytes: byte q of the wire lands at host byte q, or q ^ 3 when `swap`, i.e. when

@@ -1,5 +1,5 @@
 /* base64 block kernels, avx2 tier, after Muła and Lemire, "Faster Base64 Encoding and
- * Decoding Using AVX2 Instructions" (ACM TOWEB 2018). Contract: src/base64_driver.h.
+ * Decoding Using AVX2 Instructions" (ACM TOWEB 2018). Contract: src/core/base64_driver.h.
  * The same steps as base64_sse42.c on 256-bit vectors (pshufb works per 128-bit lane):
  *
  * Decode, 32 characters -> 24 bytes per block: nibble-lookup validation, offset table by

@@ -1,6 +1,6 @@
 /* base64 block kernels, sse42 tier (SSSE3/SSE4.1 instructions, 128-bit), after Muła and
  * Lemire, "Faster Base64 Encoding and Decoding Using AVX2 Instructions" (ACM TOWEB 2018).
- * Contract: src/base64_driver.h.
+ * Contract: src/core/base64_driver.h.
  *
  * Decode, 16 characters -> 12 bytes per block:
  *   validation: two pshufb lookups, by low and by high nibble, of class bit masks; a

@@ -12,7 +12,7 @@
  *                                            non-zero exactly where a character is bad
  *   b64_dec_pack_W(v)                        values -> 12 bytes at the bottom of each lane
  *   b64_enc_lut_W(url), b64_enc_split_W(in, shuffle), b64_enc_translate_W(v, lut)
- * and the block kernels b64_dec_W and b64_enc_W (contract: src/base64_driver.h; their
+ * and the block kernels b64_dec_W and b64_enc_W (contract: src/core/base64_driver.h; their
  * loops are described in base64_sse42.c and base64_avx2.c); the 256-bit ones hand inputs
  * under one block to the 128-bit ones. B64_X86_IMPL turns block kernels into the
  * implementation's public-contract functions. */
@@ -178,7 +178,7 @@ B64_INLINE V N_(b64_enc_translate)(V v, V lut) {
   return V_(add_epi8)(v, V_(shuffle_epi8)(lut, idx));
 }
 
-/* ---- the block kernels (contract: src/base64_driver.h) ---- */
+/* ---- the block kernels (contract: src/core/base64_driver.h) ---- */
 
 enum {
   N_(B64_DEC_BLK) = B64_W / 8,                    /* characters per decode block */
