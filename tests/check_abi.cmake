@@ -33,8 +33,14 @@ if(MODE STREQUAL "write")
     set(old_soname "${CMAKE_MATCH_1}")
     execute_process(COMMAND "${ABIDIFF}" "${BASELINE}" "${OUT}"
       RESULT_VARIABLE drc OUTPUT_VARIABLE dout ERROR_VARIABLE derr)
-    # abidiff's exit status: bit 2 (4) ABI change, bit 3 (8) incompatible change.
-    math(EXPR incompatible "${drc} & 8")
+    # Within one SONAME only additions are allowed. abidiff's exit bit 3 (8) flags removed
+    # symbols only; a struct whose layout changed is just "Changed" (bit 2, 4), so the
+    # summary lines decide: anything removed or changed breaks old binaries.
+    set(incompatible OFF)
+    math(EXPR _removed_syms "${drc} & 8")
+    if(_removed_syms OR dout MATCHES "[1-9][0-9]* (Removed|Changed)")
+      set(incompatible ON)
+    endif()
     if(old_soname STREQUAL cur_soname AND incompatible)
       message(FATAL_ERROR "${dout}${derr}\nThis is an incompatible ABI change, and the SONAME "
         "is still ${cur_soname}. Bump EMBD_VERSION_MINOR (0.x; the major from 1.0 on) in "
