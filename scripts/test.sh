@@ -9,7 +9,7 @@
 #      OpenSSL or msgpack-c: their functions report EMBD_ERR_*UNAVAILABLE), and with TSan;
 #   3. the suite cross-built for aarch64, big-endian s390x and 32-bit armhf (32-bit
 #      size_t), run under qemu-user;
-#   4. every libFuzzer target for a short time (EMBD_FUZZ_SECONDS, default 20: 16 targets, about 6 minutes).
+#   4. every libFuzzer target for a short time (EMBD_FUZZ_SECONDS, default 20: 15 targets, about 6 minutes).
 # Installs missing Debian packages first. Build trees go to $EMBD_BUILD_ROOT (default
 # ./build). Ends with one line "N passed, N failed".
 set -uo pipefail
