@@ -32,6 +32,12 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* A vector length option (--dims, --max-dims): 1 .. 2^32 - 1. 0 ok, else CLI_EUSAGE
  * (with the message printed). */
 int cli_parse_dims(const char *s, const char *opt, uint32_t *out);
+/* The frame-encoding options that encode and openai share: -z (zlib), -l N (level 1..9,
+ * implies -z), -c (payload CRC). 1: c was one of them, applied to *enc; 0: it was not;
+ * CLI_EUSAGE: a bad value (message printed). */
+int cli_frame_opt(int c, const char *arg, embd_frame_encode_options *enc);
+/* --max-record BYTES (cli_parse_size's forms). 0 ok, else CLI_EUSAGE (message printed). */
+int cli_parse_max_record(const char *arg, uint64_t *out);
 /* A little-endian uint32 at p (the batch count, header fields). */
 static inline uint32_t cli_rd32le(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;

@@ -424,19 +424,13 @@ int cmd_encode(int argc, char **argv) {
       case 'd':
         if (cli_parse_dims(optarg, "--dims", &want_dims)) return CLI_EUSAGE;
         break;
-      case 'z': enc.flags |= EMBD_FRAME_ZLIB; break;
-      case 'l': {
-        uint64_t l;
-        if (cli_parse_u64(optarg, 9, &l) || l < 1) return cli_usage("--level: '%s' is not 1..9", cli_esc(optarg));
-        enc.level = (int)l;
-        enc.flags |= EMBD_FRAME_ZLIB;
+      case 'z':
+      case 'l':
+      case 'c':
+        if (cli_frame_opt(c, optarg, &enc) != 1) return CLI_EUSAGE;
         break;
-      }
-      case 'c': enc.flags |= EMBD_FRAME_PAYLOAD_CRC; break;
       case 'R':
-        if (cli_parse_size(optarg, &max_record))
-          return cli_usage("--max-record: '%s' is not a byte count (N, NK, NM or NG; N >= 1)",
-                           cli_esc(optarg));
+        if (cli_parse_max_record(optarg, &max_record)) return CLI_EUSAGE;
         break;
       case 'h': fputs(encode_help, stdout); return CLI_OK;
       default: return cli_usage("unknown or incomplete option");

@@ -47,7 +47,8 @@ int cmd_openai(int argc, char **argv) {
   const char *output = NULL;
   cli_fmt to = CLI_FMT_JSONL;
   embd_frame_encode_options enc = {.flags = 0, .level = 0};
-  uint64_t want_dims = 0, max_record = CLI_DEFAULT_MAX_RECORD;
+  uint32_t want_dims = 0;
+  uint64_t max_record = CLI_DEFAULT_MAX_RECORD;
   int verbose = 0, c;
   while ((c = getopt_long(argc, argv, "o:t:zl:cd:vh", opts, NULL)) != -1) {
     switch (c) {
@@ -55,24 +56,17 @@ int cmd_openai(int argc, char **argv) {
       case 't':
         if (cli_parse_fmt(optarg, &to)) return cli_usage("--to: '%s' is not one of jsonl, npy, raw, embd", cli_esc(optarg));
         break;
-      case 'z': enc.flags |= EMBD_FRAME_ZLIB; break;
-      case 'l': {
-        uint64_t l;
-        if (cli_parse_u64(optarg, 9, &l) || l < 1) return cli_usage("--level: '%s' is not 1..9", cli_esc(optarg));
-        enc.level = (int)l;
-        enc.flags |= EMBD_FRAME_ZLIB;
+      case 'z':
+      case 'l':
+      case 'c':
+        if (cli_frame_opt(c, optarg, &enc) != 1) return CLI_EUSAGE;
         break;
-      }
-      case 'c': enc.flags |= EMBD_FRAME_PAYLOAD_CRC; break;
       case 'd':
-        if (cli_parse_u64(optarg, UINT32_MAX, &want_dims) || !want_dims)
-          return cli_usage("--dims: '%s' is not a number in 1..4294967295", cli_esc(optarg));
+        if (cli_parse_dims(optarg, "--dims", &want_dims)) return CLI_EUSAGE;
         break;
       case 'v': verbose = 1; break;
       case 'R':
-        if (cli_parse_size(optarg, &max_record))
-          return cli_usage("--max-record: '%s' is not a byte count (N, NK, NM or NG; N >= 1)",
-                           cli_esc(optarg));
+        if (cli_parse_max_record(optarg, &max_record)) return CLI_EUSAGE;
         break;
       case 'h': fputs(openai_help, stdout); return CLI_OK;
       default: return cli_usage("unknown or incomplete option");
@@ -106,7 +100,7 @@ int cmd_openai(int argc, char **argv) {
     cli_in_close(&in);
   }
   if (!rc && want_dims && e.count && e.dims != want_dims) {
-    cli_msg("the vectors have %zu dims, --dims is %llu", e.dims, (unsigned long long)want_dims);
+    cli_msg("the vectors have %zu dims, --dims is %lu", e.dims, (unsigned long)want_dims);
     rc = CLI_EDATA;
   }
   if (!rc && e.dims > UINT32_MAX) {

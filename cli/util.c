@@ -66,6 +66,26 @@ int cli_parse_dims(const char *s, const char *opt, uint32_t *out) {
   return 0;
 }
 
+int cli_frame_opt(int c, const char *arg, embd_frame_encode_options *enc) {
+  uint64_t l;
+  switch (c) {
+    case 'z': enc->flags |= EMBD_FRAME_ZLIB; return 1;
+    case 'c': enc->flags |= EMBD_FRAME_PAYLOAD_CRC; return 1;
+    case 'l':
+      if (cli_parse_u64(arg, 9, &l) || l < 1) return cli_usage("--level: '%s' is not 1..9", cli_esc(arg));
+      enc->level = (int)l;
+      enc->flags |= EMBD_FRAME_ZLIB;
+      return 1;
+    default: return 0;
+  }
+}
+
+int cli_parse_max_record(const char *arg, uint64_t *out) {
+  if (cli_parse_size(arg, out))
+    return cli_usage("--max-record: '%s' is not a byte count (N, NK, NM or NG; N >= 1)", cli_esc(arg));
+  return 0;
+}
+
 int cli_parse_size(const char *s, uint64_t *out) {
   if (!s || *s < '0' || *s > '9') return -1;
   errno = 0;
