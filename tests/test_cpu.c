@@ -151,7 +151,8 @@ static void test_features(void **state) {
   assert_int_equal(en & ~det, 0);
   const uint64_t x86 = EMBD_CPU_SSSE3 | EMBD_CPU_SSE42 | EMBD_CPU_PCLMULQDQ | EMBD_CPU_AVX2 |
                        EMBD_CPU_BMI2 | EMBD_CPU_VPCLMULQDQ | EMBD_CPU_AVX512F |
-                       EMBD_CPU_AVX512BW | EMBD_CPU_AVX512VL | EMBD_CPU_AVX512VBMI;
+                       EMBD_CPU_AVX512BW | EMBD_CPU_AVX512VL | EMBD_CPU_AVX512VBMI |
+                       EMBD_CPU_F16C | EMBD_CPU_AVX512BF16 | EMBD_CPU_AVX512FP16;
   const uint64_t arm = EMBD_CPU_ASIMD | EMBD_CPU_ARM_CRC32 | EMBD_CPU_ARM_PMULL;
   /* Only bits of this architecture, and only bits the header defines. */
   assert_int_equal(det & ~(x86 | arm | EMBD_CPU_KNOWN), 0);
@@ -171,7 +172,7 @@ static void test_feature_names(void **state) {
       EMBD_CPU_SSSE3,      EMBD_CPU_SSE42,      EMBD_CPU_PCLMULQDQ, EMBD_CPU_AVX2,
       EMBD_CPU_BMI2,       EMBD_CPU_VPCLMULQDQ, EMBD_CPU_AVX512F,   EMBD_CPU_AVX512BW,
       EMBD_CPU_AVX512VL,   EMBD_CPU_AVX512VBMI, EMBD_CPU_ASIMD,     EMBD_CPU_ARM_CRC32,
-      EMBD_CPU_ARM_PMULL};
+      EMBD_CPU_ARM_PMULL,  EMBD_CPU_F16C,       EMBD_CPU_AVX512BF16, EMBD_CPU_AVX512FP16};
   const size_t nd = sizeof defined / sizeof defined[0];
   uint64_t all = 0;
   for (size_t i = 0; i < nd; i++) all |= defined[i];

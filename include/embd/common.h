@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #define EMBD_VERSION_MAJOR 0
-#define EMBD_VERSION_MINOR 2
+#define EMBD_VERSION_MINOR 3
 #define EMBD_VERSION_PATCH 0
-#define EMBD_VERSION_STRING "0.2.0"
+#define EMBD_VERSION_STRING "0.3.0"
 /* MAJOR*10000 + MINOR*100 + PATCH, for compile-time comparisons. */
 #define EMBD_VERSION_NUMBER \
   (EMBD_VERSION_MAJOR * 10000 + EMBD_VERSION_MINOR * 100 + EMBD_VERSION_PATCH)
@@ -141,8 +141,19 @@ typedef enum embd_result {
   /* tokenizer maps and detokenization (embd/tokmap.h) */
   EMBD_ERR_MAP_SCHEMA = 47,           /* a map that breaks the schema (the field is named) */
   EMBD_ERR_MAP_HASH = 48,             /* the map's bytes do not have the expected sha256 */
-  EMBD_ERR_UNKNOWN_TOKEN = 49         /* an id the map does not have */
-  /* 50 EMBD_ERR_UNAVAILABLE, 51 EMBD_BATCH_END, 52 EMBD_STOPPED: above. The next code is 53. */
+  EMBD_ERR_UNKNOWN_TOKEN = 49,        /* an id the map does not have */
+  /* 50 EMBD_ERR_UNAVAILABLE, 51 EMBD_BATCH_END, 52 EMBD_STOPPED: above. */
+  /* dtypes and byte orders (embd/convert.h) */
+  EMBD_ERR_DTYPE_LENGTH = 53,         /* bytes that are not a whole number of elements of
+                                         the dtype (or packed-bit dims not a multiple of 8) */
+  EMBD_ERR_DTYPE_RANGE = 54,          /* a value the target dtype cannot hold exactly
+                                         (int8/uint8: not an integer in range) */
+  EMBD_ERR_FRAME_BAD_DTYPE = 55,      /* a version-2 EMBD frame with an unknown dtype code */
+  EMBD_ERR_OPENAI_DTYPE = 56,         /* a response whose dtype or byte order is not what
+                                         the caller asked for */
+  EMBD_ERR_OPENAI_METADATA = 57       /* a vLLM bytes body's metadata malformed, or its
+                                         items out of range, overlapping or mismatched */
+  /* The next code is 58. */
 } embd_result;
 
 /* The old name of EMBD_ERR_UNAVAILABLE for the OpenAI decoder and the HELLO/READY parser
@@ -163,7 +174,7 @@ typedef struct embd_error {
 /* A static, human-readable description of a result code ("unknown result" for others). */
 EMBD_API const char *embd_strerror(embd_result r);
 
-/* The library's version at run time, e.g. "0.2.0", and as EMBD_VERSION_NUMBER. */
+/* The library's version at run time, e.g. "0.3.0", and as EMBD_VERSION_NUMBER. */
 EMBD_API const char *embd_version(void);
 EMBD_API unsigned embd_version_number(void);
 

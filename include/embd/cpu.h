@@ -55,6 +55,9 @@ extern "C" {
 #define EMBD_CPU_AVX512BW    (UINT64_C(1) << 7)
 #define EMBD_CPU_AVX512VL    (UINT64_C(1) << 8)
 #define EMBD_CPU_AVX512VBMI  (UINT64_C(1) << 9)
+#define EMBD_CPU_F16C        (UINT64_C(1) << 10) /* with the OS saving YMM state */
+#define EMBD_CPU_AVX512BF16  (UINT64_C(1) << 11)
+#define EMBD_CPU_AVX512FP16  (UINT64_C(1) << 12)
 #define EMBD_CPU_ASIMD       (UINT64_C(1) << 16)
 #define EMBD_CPU_ARM_CRC32   (UINT64_C(1) << 17)
 #define EMBD_CPU_ARM_PMULL   (UINT64_C(1) << 18)
@@ -73,6 +76,8 @@ typedef enum embd_kernel {
   EMBD_KERNEL_BSWAP32 = 1,
   EMBD_KERNEL_BASE64_DECODE = 2,
   EMBD_KERNEL_BASE64_ENCODE = 3,
+  EMBD_KERNEL_CONVERT = 4,        /* any dtype -> float32 (embd/convert.h) */
+  EMBD_KERNEL_CONVERT_ENCODE = 5, /* float32 -> float16 / bfloat16 */
   EMBD_KERNEL_COUNT_ /* number of kernel families; not a kernel */
 } embd_kernel;
 
@@ -89,7 +94,8 @@ EMBD_API const char *embd_cpu_feature_name(uint64_t feature_bit);
 
 /* Tier names: "scalar", "sse42", "avx2", "avx512", "neon"; NULL for others. */
 EMBD_API const char *embd_tier_name(embd_tier tier);
-/* Kernel family names: "crc32", "bswap32"; NULL for others. */
+/* Kernel family names: "crc32", "bswap32", "base64-decode", "base64-encode", "convert",
+ * "convert-encode"; NULL for others. */
 EMBD_API const char *embd_kernel_name(embd_kernel kernel);
 
 /* Force a tier and/or mask features for the whole process, with the syntax described

@@ -83,6 +83,11 @@ const char *embd_strerror(embd_result r) {
     case EMBD_ERR_MAP_SCHEMA: return "tokenizer map breaks the schema";
     case EMBD_ERR_MAP_HASH: return "tokenizer map sha256 mismatch";
     case EMBD_ERR_UNKNOWN_TOKEN: return "token id not in the tokenizer map";
+    case EMBD_ERR_DTYPE_LENGTH: return "not a whole number of elements of the dtype";
+    case EMBD_ERR_DTYPE_RANGE: return "value not representable in the dtype";
+    case EMBD_ERR_FRAME_BAD_DTYPE: return "unknown dtype code in the frame header";
+    case EMBD_ERR_OPENAI_DTYPE: return "response dtype or byte order differs from the one asked for";
+    case EMBD_ERR_OPENAI_METADATA: return "bytes-body metadata malformed or inconsistent with the body";
     case EMBD_ERR_UNAVAILABLE: return "embd was built without this part";
     case EMBD_BATCH_END: return "end of batch (not an error)";
     case EMBD_STOPPED: return "stopped by a callback (not an error)";

@@ -29,7 +29,10 @@ uint64_t embd_cpu_detect(void) {
   const int ymm_ok = (xcr0 & 0x6) == 0x6;
   const int zmm_ok = ymm_ok && (xcr0 & 0xE0) == 0xE0;
 
-  if (__get_cpuid_max(0, NULL) < 7) return f;
+  if (ymm_ok && (c1 & (1u << 29))) f |= EMBD_CPU_F16C;
+
+  const unsigned max_leaf = __get_cpuid_max(0, NULL);
+  if (max_leaf < 7) return f;
   __cpuid_count(7, 0, a, b, c, d);
   if (b & (1u << 8)) f |= EMBD_CPU_BMI2;
   if (ymm_ok) {
@@ -41,6 +44,12 @@ uint64_t embd_cpu_detect(void) {
     if (b & (1u << 30)) f |= EMBD_CPU_AVX512BW;
     if (b & (1u << 31)) f |= EMBD_CPU_AVX512VL;
     if (c & (1u << 1)) f |= EMBD_CPU_AVX512VBMI;
+    if (d & (1u << 23)) f |= EMBD_CPU_AVX512FP16;
+    const unsigned subleaves = a;
+    if (subleaves >= 1) {
+      __cpuid_count(7, 1, a, b, c, d);
+      if (a & (1u << 5)) f |= EMBD_CPU_AVX512BF16;
+    }
   }
   return f;
 }
@@ -79,6 +88,8 @@ static const struct {
     {EMBD_CPU_BMI2, "bmi2"},           {EMBD_CPU_VPCLMULQDQ, "vpclmulqdq"},
     {EMBD_CPU_AVX512F, "avx512f"},     {EMBD_CPU_AVX512BW, "avx512bw"},
     {EMBD_CPU_AVX512VL, "avx512vl"},   {EMBD_CPU_AVX512VBMI, "avx512vbmi"},
+    {EMBD_CPU_F16C, "f16c"},           {EMBD_CPU_AVX512BF16, "avx512bf16"},
+    {EMBD_CPU_AVX512FP16, "avx512fp16"},
     {EMBD_CPU_ASIMD, "asimd"},         {EMBD_CPU_ARM_CRC32, "crc32"},
     {EMBD_CPU_ARM_PMULL, "pmull"},
 };

@@ -108,6 +108,19 @@ static const struct embd_impl_desc bswap32_impls[] = {
 static const struct embd_impl_desc b64dec_impls[] = {B64_IMPLS(decode)};
 static const struct embd_impl_desc b64enc_impls[] = {B64_IMPLS(encode)};
 
+/* dtype conversions: one slot per dtype (internal.h, EMBD_CONVERT_SLOTS). */
+#define CVT_FNS(isa)                                                                     \
+  {FN(embd_cvt_f16_##isa), FN(embd_cvt_bf16_##isa), FN(embd_cvt_e4m3_##isa),              \
+   FN(embd_cvt_e5m2_##isa), FN(embd_cvt_i8_##isa), FN(embd_cvt_u8_##isa),                 \
+   FN(embd_cvt_binary_##isa), FN(embd_cvt_ubinary_##isa)}
+#define ENC_FNS(isa) {FN(embd_enc_f16_##isa), FN(embd_enc_bf16_##isa)}
+static const struct embd_impl_desc convert_impls[] = {
+    {"scalar", EMBD_TIER_SCALAR, 0, CVT_FNS(scalar), 1},
+};
+static const struct embd_impl_desc convert_enc_impls[] = {
+    {"scalar", EMBD_TIER_SCALAR, 0, ENC_FNS(scalar), 1},
+};
+
 /* The registry: one row per kernel family, its slots starting at its stubs. */
 #define FAMILY(name, impls, ...) {{__VA_ARGS__}, 0, name, impls, sizeof impls / sizeof impls[0]}
 struct embd_family embd_families_[EMBD_KERNEL_COUNT_] = {
@@ -118,6 +131,13 @@ struct embd_family embd_families_[EMBD_KERNEL_COUNT_] = {
         FAMILY("base64-decode", b64dec_impls, FN(embd_base64_decode_stub_)),
     [EMBD_KERNEL_BASE64_ENCODE] =
         FAMILY("base64-encode", b64enc_impls, FN(embd_base64_encode_stub_)),
+    [EMBD_KERNEL_CONVERT] = FAMILY("convert", convert_impls, FN(embd_cvt_f16_stub_),
+                                   FN(embd_cvt_bf16_stub_), FN(embd_cvt_e4m3_stub_),
+                                   FN(embd_cvt_e5m2_stub_), FN(embd_cvt_i8_stub_),
+                                   FN(embd_cvt_u8_stub_), FN(embd_cvt_binary_stub_),
+                                   FN(embd_cvt_ubinary_stub_)),
+    [EMBD_KERNEL_CONVERT_ENCODE] = FAMILY("convert-encode", convert_enc_impls,
+                                          FN(embd_enc_f16_stub_), FN(embd_enc_bf16_stub_)),
 };
 #undef FAMILY
 

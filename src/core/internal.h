@@ -45,8 +45,9 @@ EMBD_INTERNAL uint64_t embd_cpu_feature_by_name(const char *name, size_t len);
 typedef void (*embd_any_fn)(void);
 
 /* Most implementations are one function; bswap32's are two (the swap, and the copy
- * kernel beside it: EMBD_BSWAP32_FN_COPY). */
-#define EMBD_IMPL_FNS 2
+ * kernel beside it: EMBD_BSWAP32_FN_COPY); the convert families' one per dtype (slot
+ * dtype - 1, EMBD_CONVERT_SLOTS). */
+#define EMBD_IMPL_FNS 8
 #define EMBD_BSWAP32_FN_COPY 1
 struct embd_impl_desc {
   const char *name;
@@ -193,5 +194,31 @@ EMBD_B64_DECLARE(avx512)
 #if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
 EMBD_B64_DECLARE(neon)
 #endif
+
+/* ---- dtype conversions (convert.c; embd/convert.h) ---- */
+#include "embd/convert.h"
+/* Family EMBD_KERNEL_CONVERT: slot dtype - 1 for f16 .. ubinary (8 slots);
+ * EMBD_KERNEL_CONVERT_ENCODE: slots 0 (f16) and 1 (bf16). Every implementation fills
+ * every slot of its family (a SIMD row names the scalar kernel for a dtype it does not
+ * speed up). */
+#define EMBD_CONVERT_SLOTS 8
+/* The scalar element conversions, for the SIMD kernels' tails and the tests. */
+EMBD_INTERNAL uint32_t embd_f16_to_f32_bits(uint16_t h);
+EMBD_INTERNAL uint32_t embd_e4m3_to_f32_bits(uint8_t b);
+EMBD_INTERNAL uint16_t embd_f32_to_f16_bits(uint32_t x);
+EMBD_INTERNAL uint16_t embd_f32_to_bf16_bits(uint32_t x);
+#define EMBD_CVT_DECLARE(isa)                                                                \
+  EMBD_INTERNAL void embd_cvt_f16_##isa(float *dst, const void *src, size_t n, int be);      \
+  EMBD_INTERNAL void embd_cvt_bf16_##isa(float *dst, const void *src, size_t n, int be);     \
+  EMBD_INTERNAL void embd_cvt_e4m3_##isa(float *dst, const void *src, size_t n, int be);     \
+  EMBD_INTERNAL void embd_cvt_e5m2_##isa(float *dst, const void *src, size_t n, int be);     \
+  EMBD_INTERNAL void embd_cvt_i8_##isa(float *dst, const void *src, size_t n, int be);       \
+  EMBD_INTERNAL void embd_cvt_u8_##isa(float *dst, const void *src, size_t n, int be);       \
+  EMBD_INTERNAL void embd_cvt_binary_##isa(float *dst, const void *src, size_t n, int be);   \
+  EMBD_INTERNAL void embd_cvt_ubinary_##isa(float *dst, const void *src, size_t n, int be);  \
+  EMBD_INTERNAL void embd_enc_f16_##isa(void *dst, const float *src, size_t n, int be);      \
+  EMBD_INTERNAL void embd_enc_bf16_##isa(void *dst, const float *src, size_t n, int be);
+EMBD_CVT_DECLARE(scalar)
+EMBD_CVT_DECLARE(stub_)
 
 #endif
