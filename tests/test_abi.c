@@ -407,7 +407,7 @@ static int dummy;
 /* Every slot, one at a time: a non-zero value is EMBD_ERR_INVALID_ARGUMENT; all zero is OK. */
 #define EACH_SLOT(o, call)                                                     \
   do {                                                                         \
-    for (size_t k_ = 0; k_ < 4; k_++) {                                        \
+    for (size_t k_ = 0; k_ < sizeof (o).reserved_ / sizeof (o).reserved_[0]; k_++) {                                        \
       (o).reserved_[k_] = 1;                                                   \
       assert_int_equal((call), EMBD_ERR_INVALID_ARGUMENT);                     \
       (o).reserved_[k_] = 0;                                                   \

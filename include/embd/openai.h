@@ -75,6 +75,7 @@
 #define EMBD_OPENAI_H
 
 #include "common.h"
+#include "convert.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,21 +88,45 @@ typedef struct embd_openai_options {
   uint32_t max_dims;     /* 0 = no limit; above: EMBD_ERR_OPENAI_DIMS */
   size_t padding;        /* ignored (the decoder never reads past json[len]); kept so that
                             code setting it keeps compiling */
+  /* 0.3: the element type the request asked for (vLLM embed_dtype, Cohere
+   * embedding_types, Voyage/Mistral output_dtype, Jina embedding_type) and, for the
+   * multi-byte dtypes, the byte order of base64 and bytes bodies (vLLM endianness; "native"
+   * means the server's: say which). Zero = f32, little-endian = what 0.2 decoded. These
+   * took one reserved_ slot (two 32-bit halves). */
+  embd_dtype dtype;
+  embd_byte_order byte_order;
+  /* 0.3: flags (EMBD_OPENAI_KEEP_DTYPE) and the exact dims expected (0 = any; else
+   * EMBD_ERR_OPENAI_DIMS when they differ). One reserved_ slot. */
+  uint32_t flags;
+  uint32_t expected_dims;
   /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
-  uint64_t reserved_[4];
+  uint64_t reserved_[2];
   void *reserved_ptr_[2];
 } embd_openai_options;
 
+/* options.flags: the vectors stay in the wire dtype (e->data, e->dtype, e->byte_order)
+ * instead of becoming float32 (e->values). */
+#define EMBD_OPENAI_KEEP_DTYPE 0x1u
+#define EMBD_OPENAI_KNOWN_FLAGS 0x1u
+
 typedef struct embd_openai_embeddings {
-  float *values;        /* count x dims floats, row i = input i; owned, freed by _free */
+  float *values;        /* count x dims host floats, row i = input i; owned, freed by _free.
+                           NULL with EMBD_OPENAI_KEEP_DTYPE (then `data` holds the rows) */
   size_t count, dims;
   char model[128];      /* NUL-terminated; "" when missing or not a string */
   int model_truncated;  /* the model name was longer than 127 bytes and was cut */
   int has_usage;        /* usage present and well-formed (in every appended response) */
   uint64_t prompt_tokens, total_tokens; /* summed over appended responses */
+  /* 0.3, with EMBD_OPENAI_KEEP_DTYPE only (else data = NULL, dtype f32, row_bytes 0):
+   * count rows of row_bytes bytes (embd_dtype_bytes(dtype, dims)), elements of `dtype`
+   * in `byte_order` (the options' ones), the wire's bytes as they came. */
+  embd_dtype dtype;
+  embd_byte_order byte_order;
+  void *data;
+  size_t row_bytes;
   /* internal */
-  size_t capacity_;     /* floats allocated at values */
-  void *impl_;          /* parser, padded copy, index scratch (reused across calls) */
+  void *impl_;          /* the row storage, parser scratch, index scratch (reused across
+                           calls) */
 } embd_openai_embeddings;
 
 /* Zeroes *e. Must be called before the first decode/append. */
@@ -122,6 +147,22 @@ EMBD_API embd_result embd_openai_decode(embd_openai_embeddings *e, const char *j
  * emptied, earlier chunks included (the stitched result would be incomplete). */
 EMBD_API embd_result embd_openai_append(embd_openai_embeddings *e, const char *json, size_t len,
                                         const embd_openai_options *opt, embd_error *err);
+
+/* A vLLM encoding_format "bytes" response: `body[0 .. len)` is the octet-stream body (the
+ * vectors back to back), `metadata[0 .. mlen)` the JSON of its HTTP header "metadata"
+ * ({"id", "created", "model", "data": [{"index", "embed_dtype", "endianness", "start",
+ * "end", "shape"}], "usage"}). Replaces what e held. See the contract above. */
+EMBD_API embd_result embd_openai_decode_bytes(embd_openai_embeddings *e, const void *body,
+                                              size_t len, const char *metadata, size_t mlen,
+                                              const embd_openai_options *opt, embd_error *err);
+
+/* A vLLM encoding_format "bytes_only" body: the same vectors without metadata, in input
+ * order; the caller gives their dims (opt->dtype / byte_order as asked). len must be a
+ * whole number of vectors (EMBD_ERR_DTYPE_LENGTH). model "", has_usage 0. */
+EMBD_API embd_result embd_openai_decode_bytes_only(embd_openai_embeddings *e, const void *body,
+                                                   size_t len, size_t dims,
+                                                   const embd_openai_options *opt,
+                                                   embd_error *err);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,21 @@
 #include "fail.h"
 #include "json_strict.h"
 
+#include <cstdarg>
+#include <cstddef>
+
 namespace {
+
+// The options grew by taking reserved slots (embd/common.h "Growing the ABI"): dtype and
+// byte_order share the first one, flags and expected_dims the second. The size and every
+// older offset must stay.
+static_assert(sizeof(embd_dtype) == 4 && sizeof(embd_byte_order) == 4, "enums are 32-bit");
+static_assert(offsetof(embd_openai_options, dtype) == offsetof(embd_openai_options, padding) + sizeof(size_t),
+              "dtype takes reserved_[0]");
+static_assert(offsetof(embd_openai_options, flags) == offsetof(embd_openai_options, dtype) + 8,
+              "flags takes reserved_[1]");
+static_assert(offsetof(embd_openai_options, reserved_) == offsetof(embd_openai_options, dtype) + 16,
+              "two reserved_ slots left");
 
 // Grows *p to hold at least n elements of T (contents kept). false: out of memory.
 template <class T>
@@ -47,29 +61,67 @@ struct item_index {
   size_t at;     // its byte, for the error
 };
 
+// One data[] item of a vLLM bytes body's metadata.
+struct meta_item {
+  uint64_t start, end;
+  size_t dims;
+  size_t at;                           // the item's '{' in the metadata
+  size_t start_at, end_at, shape_at;  // the values' bytes
+  size_t k;                            // item position (for sorting by start)
+};
+
 struct impl {
+  float *fv = nullptr;  // the float32 rows (e->values)
+  size_t fv_cap = 0;
+  uint8_t *bv = nullptr;  // the wire-dtype rows (e->data, EMBD_OPENAI_KEEP_DTYPE)
+  size_t bv_cap = 0;
   item_index *idx = nullptr;  // per item, in item order
   size_t idx_cap = 0;
   size_t *inv = nullptr;  // inv[index] = item position; SIZE_MAX = not seen yet
   size_t inv_cap = 0;
-  float *tmp = nullptr;  // one row, for the permutation
+  uint8_t *tmp = nullptr;  // one row, for the permutation
   size_t tmp_cap = 0;
   uint8_t *str = nullptr;  // an unescaped base64 string
   size_t str_cap = 0;
+  uint8_t *bytes = nullptr;  // one row of wire bytes (decoded base64, an integer array)
+  size_t bytes_cap = 0;
+  float *rowf = nullptr;  // one row of floats (number arrays kept in another dtype)
+  size_t rowf_cap = 0;
+  meta_item *meta = nullptr;  // bytes metadata items
+  size_t meta_cap = 0;
   ~impl() {
+    free(fv);
+    free(bv);
     free(idx);
     free(inv);
     free(tmp);
     free(str);
+    free(bytes);
+    free(rowf);
+    free(meta);
   }
 };
 
-// Where in the body a message is about: "data[3].embedding[5]" and the like.
-enum where_kind { W_BODY, W_DATA, W_ITEM, W_INDEX, W_EMB, W_ELEM, W_MODEL, W_USAGE };
+// Where in the text a message is about: "data[3].embedding[5]" and the like.
+enum where_kind { W_BODY, W_DATA, W_ITEM, W_INDEX, W_EMB, W_ELEM, W_MODEL, W_USAGE, W_FIELD };
 
-enum key_id { K_OTHER, K_DATA, K_MODEL, K_USAGE, K_INDEX, K_EMBEDDING, K_PROMPT, K_TOTAL };
+// Which list the vectors come in: OpenAI's data[].embedding, Cohere's embeddings-by-type
+// object ("embeddings": {"int8": [[...]]}), Cohere v1's "embeddings": [[...]], or a vLLM
+// bytes body's metadata data[] (no vectors in the JSON).
+enum list_kind { L_DATA, L_TYPED, L_V1, L_META, L_BYTES };
+
+enum key_id {
+  K_OTHER, K_DATA, K_MODEL, K_USAGE, K_INDEX, K_EMBEDDING, K_PROMPT, K_TOTAL, K_EMBEDDINGS,
+  K_EMBED_DTYPE, K_ENDIANNESS, K_START, K_END, K_SHAPE,
+  // Cohere's embedding type keys, in the order of cohere_names
+  K_T_FLOAT, K_T_INT8, K_T_UINT8, K_T_BINARY, K_T_UBINARY, K_T_BASE64
+};
+const char *const cohere_names[] = {"float", "int8", "uint8", "binary", "ubinary", "base64"};
 
 inline bool is_ws(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+inline bool is_packed(embd_dtype t) { return t == EMBD_DTYPE_BINARY || t == EMBD_DTYPE_UBINARY; }
+inline bool is_integer(embd_dtype t) { return t >= EMBD_DTYPE_INT8 && t <= EMBD_DTYPE_UBINARY; }
 
 struct decoder {
   embd_openai_embeddings *e;
@@ -79,6 +131,13 @@ struct decoder {
   embd_json j;
   size_t base;   // rows already in e (append)
   size_t dims;   // 0 = not known yet
+  embd_dtype dtype = EMBD_DTYPE_F32;        // asked
+  embd_byte_order order = EMBD_ORDER_LE;    // asked (of base64 / bytes)
+  bool keep = false;                        // EMBD_OPENAI_KEEP_DTYPE
+  size_t row_bytes = 0;                     // bytes per output row (floats or wire dtype)
+  const char *text = "body";                // what offsets point into
+  list_kind list = L_DATA;
+  const char *typed = "";                   // L_TYPED: the Cohere key being decoded
   size_t n = 0;  // items in data[]
   char model[128] = {};
   int model_truncated = 0;
@@ -87,25 +146,54 @@ struct decoder {
 
   size_t off(const uint8_t *p) const { return static_cast<size_t>(p - j.base); }
 
-  static void where(char *b, size_t cap, where_kind w, size_t k, size_t i) {
+  // Every error at a byte goes through here: "<message> (body byte N)" (or "metadata
+  // byte N" for a vLLM bytes body's header), err->offset = N.
+  embd_result fail(embd_result r, size_t at, const char *fmt, ...) __attribute__((format(printf, 4, 5))) {
+    char m[sizeof err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    return embd_fail(err, r, at, "%s (%s byte %zu)", m, text, at);
+  }
+
+  // "data[3].embedding", "embeddings.int8[3]", "embeddings[3]": vector k's name.
+  void emb_name(char *b, size_t cap, size_t k) const {
+    switch (list) {
+      case L_DATA: snprintf(b, cap, "data[%zu].embedding", k); break;
+      case L_TYPED: snprintf(b, cap, "embeddings.%s[%zu]", typed, k); break;
+      case L_V1: snprintf(b, cap, "embeddings[%zu]", k); break;
+      case L_META: snprintf(b, cap, "data[%zu]", k); break;
+      case L_BYTES: snprintf(b, cap, "vector %zu", k); break;
+    }
+  }
+
+  void where(char *b, size_t cap, where_kind w, size_t k, size_t i) const {
+    char nm[64];
     switch (w) {
-      case W_BODY: snprintf(b, cap, "body"); break;
-      case W_DATA: snprintf(b, cap, "data"); break;
+      case W_BODY: snprintf(b, cap, "%s", text); break;
+      case W_DATA:
+        if (list == L_TYPED) snprintf(b, cap, "embeddings.%s", typed);
+        else snprintf(b, cap, "%s", list == L_V1 ? "embeddings" : "data");
+        break;
       case W_ITEM: snprintf(b, cap, "data[%zu]", k); break;
       case W_INDEX: snprintf(b, cap, "data[%zu].index", k); break;
-      case W_EMB: snprintf(b, cap, "data[%zu].embedding", k); break;
-      case W_ELEM: snprintf(b, cap, "data[%zu].embedding[%zu]", k, i); break;
+      case W_EMB: emb_name(b, cap, k); break;
+      case W_ELEM:
+        emb_name(nm, sizeof nm, k);
+        snprintf(b, cap, "%s[%zu]", nm, i);
+        break;
       case W_MODEL: snprintf(b, cap, "model"); break;
       case W_USAGE: snprintf(b, cap, "usage"); break;
+      case W_FIELD: snprintf(b, cap, "data[%zu]", k); break;
     }
   }
 
   // The fault recorded in j, as EMBD_ERR_OPENAI_JSON.
   embd_result json_fail(where_kind w, size_t k = 0, size_t i = 0) {
-    char at[64];
+    char at[80];
     where(at, sizeof at, w, k, i);
-    size_t o = embd_json_fault_offset(&j);
-    return embd_fail(err, EMBD_ERR_OPENAI_JSON, o, "JSON: %s: %s (body byte %zu)", at, j.fault, o);
+    return fail(EMBD_ERR_OPENAI_JSON, embd_json_fault_offset(&j), "JSON: %s: %s", at, j.fault);
   }
 
   // A value of the wrong type at p: a shape error when it is valid JSON ("<where>: <its
@@ -114,15 +202,15 @@ struct decoder {
                         size_t k = 0, size_t i = 0) {
     const char *t = embd_json_type_of(&j, p, nullptr);
     if (!t) return json_fail(w, k, i);
-    char at[64];
+    char at[80];
     where(at, sizeof at, w, k, i);
-    return embd_fail(err, r, off(p), "%s: %s (it is %s) (body byte %zu)", at, want, t, off(p));
+    return fail(r, off(p), "%s: %s (it is %s)", at, want, t);
   }
 
-  // Past whitespace; at the end of the body: the JSON error "the text ends ...".
+  // Past whitespace; at the end of the text: the JSON error "the text ends ...".
   const uint8_t *ws(const uint8_t *p, const char *what) {
     p = embd_json_ws(p, j.end);
-    if (p >= j.end) return embd_json_fault(&j, j.end, "the body ends %s", what);
+    if (p >= j.end) return embd_json_fault(&j, j.end, "the %s ends %s", text, what);
     return p;
   }
 
@@ -145,9 +233,16 @@ struct decoder {
       static const struct {
         const char *name;
         key_id id = K_OTHER;
-      } names[] = {{"data", K_DATA},   {"model", K_MODEL},         {"usage", K_USAGE},
-                   {"index", K_INDEX}, {"embedding", K_EMBEDDING}, {"prompt_tokens", K_PROMPT},
-                   {"total_tokens", K_TOTAL}};
+      } names[] = {{"data", K_DATA},          {"model", K_MODEL},
+                   {"usage", K_USAGE},        {"index", K_INDEX},
+                   {"embedding", K_EMBEDDING}, {"prompt_tokens", K_PROMPT},
+                   {"total_tokens", K_TOTAL}, {"embeddings", K_EMBEDDINGS},
+                   {"embed_dtype", K_EMBED_DTYPE}, {"endianness", K_ENDIANNESS},
+                   {"start", K_START},        {"end", K_END},
+                   {"shape", K_SHAPE},        {"float", K_T_FLOAT},
+                   {"int8", K_T_INT8},        {"uint8", K_T_UINT8},
+                   {"binary", K_T_BINARY},    {"ubinary", K_T_UBINARY},
+                   {"base64", K_T_BASE64}};
       for (const auto &nm : names)
         if (strlen(nm.name) == m && memcmp(nm.name, s, m) == 0) *id = nm.id;
     }
@@ -204,70 +299,162 @@ struct decoder {
     return 1;
   }
 
+  // Room for `rows` output rows (floats, or wire-dtype bytes with keep).
   embd_result grow_rows(size_t rows) {
-    if (dims && rows > SIZE_MAX / sizeof(float) / dims)
-      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "%zu x %zu floats do not fit in memory", rows,
-                       dims);
-    if (!reserve(&e->values, &e->capacity_, rows * dims))
-      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu x %zu floats", rows, dims);
+    if (row_bytes && rows > SIZE_MAX / row_bytes)
+      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "%zu x %zu dims do not fit in memory", rows, dims);
+    bool ok = keep ? reserve(&im->bv, &im->bv_cap, rows * row_bytes)
+                   : reserve(&im->fv, &im->fv_cap, rows * dims);
+    if (!ok) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu x %zu dims", rows, dims);
     return EMBD_OK;
   }
 
-  // The dims of item k's vector (first item: sets them), d > 0.
+  // The dims of vector k (first vector: sets them, checked against the options), d > 0.
   embd_result check_dims(size_t k, size_t d, size_t at) {
-    if (d == 0)
-      return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, at, "data[%zu].embedding: empty (body byte %zu)", k, at);
+    char nm[64];
+    if (d == 0 || d != dims) emb_name(nm, sizeof nm, k);
+    if (d == 0) return fail(EMBD_ERR_OPENAI_SHAPE, at, "%s: empty", nm);
     if (dims == 0) {
       if (opt && opt->max_dims && d > opt->max_dims)
-        return embd_fail(err, EMBD_ERR_OPENAI_DIMS, at,
-                         "data[%zu].embedding: %zu dims, above max_dims %u (body byte %zu)", k, d,
-                         static_cast<unsigned>(opt->max_dims), at);
+        return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu dims, above max_dims %u", nm, d,
+                    static_cast<unsigned>(opt->max_dims));
+      if (opt && opt->expected_dims && d != opt->expected_dims)
+        return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu dims, expected_dims is %u", nm, d,
+                    static_cast<unsigned>(opt->expected_dims));
       dims = d;
+      if (keep) {
+        if (embd_dtype_bytes(dtype, d, &row_bytes) != EMBD_OK)
+          return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu dims do not fit in memory", nm, d);
+      } else {
+        if (d > SIZE_MAX / sizeof(float))
+          return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu dims do not fit in memory", nm, d);
+        row_bytes = d * sizeof(float);
+      }
       return grow_rows(base + k + 1);
     }
-    if (d != dims)
-      return embd_fail(err, EMBD_ERR_OPENAI_DIMS, at,
-                       "data[%zu].embedding: %zu dims, the others have %zu (body byte %zu)", k, d,
-                       dims, at);
+    if (d != dims) return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu dims, the others have %zu", nm, d, dims);
+    return EMBD_OK;
+  }
+
+  // Vector k as `nb` wire bytes of the asked dtype in byte order `o` (nb a whole number of
+  // elements, checked by the caller): dims checked, the row written as float32 or kept.
+  embd_result emit_bytes(size_t k, const uint8_t *b, size_t nb, embd_byte_order o, size_t at) {
+    size_t d = 0;
+    embd_dtype_count(dtype, nb, &d);
+    if (embd_result r = check_dims(k, d, at)) return r;
+    if (embd_result r = grow_rows(base + k + 1)) return r;
+    if (keep) {
+      // Kept rows are in the asked order; a wire in the other one (Cohere's base64, always
+      // little-endian) is swapped on the way in.
+      memcpy(im->bv + (base + k) * row_bytes, b, nb);
+      if (o != order) swap_row(im->bv + (base + k) * row_bytes, d);
+      return EMBD_OK;
+    }
+    embd_to_f32(im->fv + (base + k) * dims, b, d, dtype, o);
+    return EMBD_OK;
+  }
+
+  // Reverses the bytes of each of the d multi-byte elements at p (single-byte dtypes: none).
+  void swap_row(uint8_t *p, size_t d) const {
+    unsigned w = embd_dtype_bits(dtype) / 8;
+    if (w < 2) return;
+    for (size_t i = 0; i < d; i++, p += w)
+      for (unsigned a = 0, z = w - 1; a < z; a++, z--) {
+        uint8_t t = p[a];
+        p[a] = p[z];
+        p[z] = t;
+      }
+  }
+
+  // Vector k parsed as float32 values v[0 .. d) (a JSON number array) when the rows are
+  // kept in the wire dtype: each value must be one of the dtype's (a float16 response
+  // sent as numbers), else the response is not what was asked.
+  embd_result emit_floats(size_t k, const float *v, size_t d, size_t at) {
+    if (embd_result r = check_dims(k, d, at)) return r;
+    if (embd_result r = grow_rows(base + k + 1)) return r;
+    uint8_t *row = im->bv + (base + k) * row_bytes;
+    embd_error ce;
+    if (embd_from_f32(row, v, d, dtype, order, &ce) != EMBD_OK) {  // int dtypes come elsewhere
+      char nm[64];
+      emb_name(nm, sizeof nm, k);
+      return fail(EMBD_ERR_OPENAI_DTYPE, at, "%s: not %s values", nm, embd_dtype_name(dtype));
+    }
+    if (dtype == EMBD_DTYPE_F32) return EMBD_OK;
+    // The round trip is exact only for values of the dtype.
+    if (!reserve(&im->tmp, &im->tmp_cap, 4 * 64))
+      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory");
+    float *back = reinterpret_cast<float *>(im->tmp);  // 64 floats at a time
+    for (size_t i0 = 0; i0 < d; i0 += 64) {
+      size_t c = d - i0 < 64 ? d - i0 : 64;
+      embd_to_f32(back, row + i0 * (embd_dtype_bits(dtype) / 8), c, dtype, order);
+      for (size_t i = 0; i < c; i++)
+        if (memcmp(&back[i], &v[i0 + i], 4) != 0) {
+          char nm[64];
+          emb_name(nm, sizeof nm, k);
+          return fail(EMBD_ERR_OPENAI_DTYPE, at, "%s[%zu]: %.9g is not a %s value (the response is not %s)",
+                      nm, i0 + i, static_cast<double>(v[i0 + i]), embd_dtype_name(dtype),
+                      embd_dtype_name(dtype));
+        }
+    }
     return EMBD_OK;
   }
 
   embd_result base64_fail(size_t k, embd_result r, const embd_error &be, size_t where) {
-    return embd_fail(err, r, where, "data[%zu].embedding: base64: %s (body byte %zu)", k, be.message,
-                     where);
+    char nm[64];
+    emb_name(nm, sizeof nm, k);
+    return fail(r, where, "%s: base64: %s", nm, be.message);
   }
 
-  // Base64 text s[0 .. m) of item k's embedding; `at` is the string's '"', raw: s is the
-  // body itself (not an unescaped copy), so base64 offsets map to body bytes.
-  embd_result base64_row(size_t k, const uint8_t *s, size_t m, size_t at, bool raw) {
+  // Base64 text s[0 .. m) of vector k; `at` is the string's '"', raw: s is the body itself
+  // (not an unescaped copy), so base64 offsets map to body bytes. o: the wire's byte order.
+  embd_result base64_row(size_t k, const uint8_t *s, size_t m, size_t at, bool raw, embd_byte_order o) {
     const char *p = reinterpret_cast<const char *>(s);
     embd_error be;
     size_t got = 0;
     if (m == 0) return check_dims(k, 0, at);
-    // The exact float count from the length and the trailing '=' (the decoder checks all).
-    size_t pads = (p[m - 1] == '=') + (m >= 2 && p[m - 2] == '=');
-    size_t bytes = m / 4 * 3 - (m % 4 == 0 ? pads : 0);
-    if (m % 4 != 0 || bytes % 4 != 0) {
-      // Invalid: let the base64 decoder name the problem (length rules come first).
-      float none[1];
-      embd_result r = embd_base64_decode_f32(p, m, 0, none, 0, &got, &be);
-      if (r == EMBD_OK || r == EMBD_ERR_OUTPUT_TOO_SMALL) return check_dims(k, 0, at);
-      return base64_fail(k, r, be, raw ? at + 1 + be.offset : at);
+    if (dtype == EMBD_DTYPE_F32 && !keep && o == EMBD_ORDER_LE) {
+      // The common case straight into the row: the exact float count from the length and
+      // the trailing '=' (the decoder checks all).
+      size_t pads = (p[m - 1] == '=') + (m >= 2 && p[m - 2] == '=');
+      size_t bytes = m / 4 * 3 - (m % 4 == 0 ? pads : 0);
+      if (m % 4 != 0 || bytes % 4 != 0) {
+        // Invalid: let the base64 decoder name the problem (length rules come first).
+        float none[1];
+        embd_result r = embd_base64_decode_f32(p, m, 0, none, 0, &got, &be);
+        if (r == EMBD_OK || r == EMBD_ERR_OUTPUT_TOO_SMALL) return check_dims(k, 0, at);
+        return base64_fail(k, r, be, raw ? at + 1 + be.offset : at);
+      }
+      if (embd_result r = check_dims(k, bytes / 4, at)) return r;
+      float *row = im->fv + (base + k) * dims;
+      embd_result r = embd_base64_decode_f32(p, m, 0, row, dims, &got, &be);
+      if (r) return base64_fail(k, r, be, raw ? at + 1 + be.offset : at);
+      return EMBD_OK;
     }
-    if (embd_result r = check_dims(k, bytes / 4, at)) return r;
-    float *row = e->values + (base + k) * dims;
-    embd_result r = embd_base64_decode_f32(p, m, 0, row, dims, &got, &be);
+    size_t cap = embd_base64_decoded_max(m);
+    if (!reserve(&im->bytes, &im->bytes_cap, cap ? cap : 1))
+      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu bytes", cap);
+    embd_result r = embd_base64_decode(p, m, 0, im->bytes, cap, &got, &be);
     if (r) return base64_fail(k, r, be, raw ? at + 1 + be.offset : at);
-    return EMBD_OK;
+    unsigned bits = embd_dtype_bits(dtype);
+    if (bits >= 16 && got % (bits / 8) != 0) {
+      char nm[64];
+      emb_name(nm, sizeof nm, k);
+      if (dtype == EMBD_DTYPE_F32)  // the code 0.2 gave
+        return fail(EMBD_ERR_BASE64_F32_LENGTH, at, "%s: base64: %zu bytes, not a multiple of 4 (float32)", nm,
+                    got);
+      return fail(EMBD_ERR_DTYPE_LENGTH, at, "%s: base64: %zu bytes, not a whole number of %s elements (%u bytes each)",
+                  nm, got, embd_dtype_name(dtype), bits / 8);
+    }
+    return emit_bytes(k, im->bytes, got, o, at);
   }
 
-  // Item k's embedding as a string at p (its '"'): base64. *past: after the string.
-  embd_result base64_string(size_t k, const uint8_t *p, const uint8_t **past) {
+  // Vector k as a string at p (its '"'): base64. *past: after the string.
+  embd_result base64_string(size_t k, const uint8_t *p, const uint8_t **past, embd_byte_order o) {
     const uint8_t *s = p + 1;
     const uint8_t *q = static_cast<const uint8_t *>(memchr(s, '"', static_cast<size_t>(j.end - s)));
     if (q && !memchr(s, '\\', static_cast<size_t>(q - s))) {
       *past = q + 1;
-      embd_result r = base64_row(k, s, static_cast<size_t>(q - s), off(p), true);
+      embd_result r = base64_row(k, s, static_cast<size_t>(q - s), off(p), true, o);
       // A string the base64 decoder rejects may also be invalid JSON (a raw control byte,
       // invalid UTF-8): then that is the error.
       if (r != EMBD_OK && !embd_json_string(&j, p, nullptr)) return json_fail(W_EMB, k);
@@ -282,22 +469,92 @@ struct decoder {
     if (!reserve(&im->str, &im->str_cap, raw ? raw : 1))
       return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for a %zu-byte string", raw);
     size_t m = embd_json_unescape(s, q - 1, im->str, raw);
-    return base64_row(k, im->str, m, off(p), false);
+    return base64_row(k, im->str, m, off(p), false, o);
   }
 
-  // Item k's embedding as an array at p (its '['). *past: after the ']'.
+  // Vector k as an array of integers at p (its '['), for int8/uint8 (one element per dim)
+  // and binary/ubinary (one packed byte per 8 dims: Cohere's, Voyage's, Jina's lists).
+  // Each element must be a JSON integer in the type's range. *past: after the ']'.
+  embd_result integers(size_t k, const uint8_t *p, const uint8_t **past) {
+    size_t at = off(p);
+    p = ws(p + 1, "inside an array");
+    if (!p) return json_fail(W_EMB, k);
+    if (*p == ']') {
+      *past = p + 1;
+      return check_dims(k, 0, at);
+    }
+    const bool sign = dtype == EMBD_DTYPE_INT8 || dtype == EMBD_DTYPE_BINARY;
+    const long lo = sign ? -128 : 0, hi = sign ? 127 : 255;
+    const size_t per = is_packed(dtype) ? 8 : 1;
+    size_t i = 0;
+    for (;;) {
+      const uint8_t *q = nullptr;
+      const char *t = embd_json_type_of(&j, p, &q);
+      if (!t) return json_fail(W_ELEM, k, i);
+      if (*p != '-' && static_cast<unsigned>(*p - '0') >= 10)
+        return type_fail(p, EMBD_ERR_OPENAI_SHAPE, "not a number", W_ELEM, k, i);
+      // A valid number: an integer iff it has no fraction or exponent.
+      long v = 0;
+      bool integer = true, big = false;
+      for (const uint8_t *c = p + (*p == '-'); c < q; c++) {
+        unsigned dg = static_cast<unsigned>(*c - '0');
+        if (dg >= 10) {
+          integer = false;
+          break;
+        }
+        if (v < 1000) v = v * 10 + static_cast<long>(dg);
+        else big = true;
+      }
+      char nm[80];
+      if (!integer || big || (*p == '-' ? -v : v) < lo || (*p == '-' ? -v : v) > hi) where(nm, sizeof nm, W_ELEM, k, i);
+      const int shown = static_cast<int>(q - p > 40 ? 40 : q - p);
+      if (!integer)
+        return fail(EMBD_ERR_OPENAI_DTYPE, off(p), "%s: %.*s is not an integer (the response is not %s)", nm,
+                    shown, p, embd_dtype_name(dtype));
+      if (*p == '-') v = -v;
+      if (big || v < lo || v > hi)
+        return fail(EMBD_ERR_DTYPE_RANGE, off(p), "%s: %.*s is out of the %s range %ld..%ld", nm, shown, p,
+                    embd_dtype_name(dtype), lo, hi);
+      if ((dims && (i + 1) * per > dims) || (opt && opt->max_dims && (i + 1) * per > opt->max_dims)) {
+        char en[64];
+        emb_name(en, sizeof en, k);
+        if (dims)
+          return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: more than %zu dims, the others have %zu", en, dims, dims);
+        return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: more than %u dims, above max_dims %u", en,
+                    static_cast<unsigned>(opt->max_dims), static_cast<unsigned>(opt->max_dims));
+      }
+      if (!reserve(&im->bytes, &im->bytes_cap, i + 1))
+        return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu bytes", i + 1);
+      im->bytes[i++] = static_cast<uint8_t>(v & 0xff);  // two's complement for the signed types
+      bool closed;
+      p = next_element(q, &closed);
+      if (!p) return json_fail(W_EMB, k);
+      if (closed) break;
+    }
+    *past = p;
+    return emit_bytes(k, im->bytes, i, order, at);
+  }
+
+  // Vector k as an array of numbers at p (its '['), a float dtype asked. *past: after the
+  // ']'. Written straight into the float32 row; kept in another dtype, into a scratch
+  // row first (emit_floats checks every value is one of the dtype's).
   embd_result numbers(size_t k, const uint8_t *p, const uint8_t **past) {
+    if (is_integer(dtype)) return integers(k, p, past);
     size_t at = off(p);
     p = ws(p + 1, "inside an array");
     if (!p) return json_fail(W_EMB, k);
     if (*p == ']') return check_dims(k, 0, at);
+    float **buf = keep ? &im->rowf : &im->fv;
+    size_t *bcap = keep ? &im->rowf_cap : &im->fv_cap;
+    if (keep && dims && !reserve(buf, bcap, dims))
+      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu floats", dims);
     size_t cap = dims;  // floats the row may hold (first row: grows)
     if (dims == 0) {
-      if (!reserve(&e->values, &e->capacity_, 256))
-        return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory");
-      cap = e->capacity_;
+      if (!reserve(buf, bcap, 256)) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory");
+      cap = *bcap;
     }
-    float *row = e->values + (base + k) * dims;
+    // The first row (dims unknown) is row 0 of the buffer: base is 0 then.
+    float *row = *buf + (keep ? 0 : (base + k) * dims);
     size_t i = 0;
     const uint8_t *end = j.end;
     for (;;) {
@@ -311,24 +568,23 @@ struct decoder {
         }
         return json_fail(W_ELEM, k, i);
       }
-      if (__builtin_expect(__builtin_isinf(f), 0))
-        return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, off(p),
-                         "data[%zu].embedding[%zu]: %.*s is out of the float32 range (body byte %zu)",
-                         k, i, static_cast<int>(q - p > 40 ? 40 : q - p), p, off(p));
+      if (__builtin_expect(__builtin_isinf(f), 0)) {
+        char nm[80];
+        where(nm, sizeof nm, W_ELEM, k, i);
+        return fail(EMBD_ERR_OPENAI_SHAPE, off(p), "%s: %.*s is out of the float32 range", nm,
+                    static_cast<int>(q - p > 40 ? 40 : q - p), p);
+      }
       if (__builtin_expect(i == cap, 0)) {
-        if (dims)
-          return embd_fail(err, EMBD_ERR_OPENAI_DIMS, at,
-                           "data[%zu].embedding: more than %zu numbers, the others have %zu (body byte %zu)",
-                           k, dims, dims, at);
+        char nm[64];
+        emb_name(nm, sizeof nm, k);
+        if (dims) return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: more than %zu numbers, the others have %zu", nm, dims, dims);
         if (opt && opt->max_dims && i == opt->max_dims)
-          return embd_fail(err, EMBD_ERR_OPENAI_DIMS, at,
-                           "data[%zu].embedding: more than %u numbers, above max_dims %u (body byte %zu)",
-                           k, static_cast<unsigned>(opt->max_dims),
-                           static_cast<unsigned>(opt->max_dims), at);
-        if (!reserve(&e->values, &e->capacity_, cap + 1))
+          return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: more than %u numbers, above max_dims %u", nm,
+                      static_cast<unsigned>(opt->max_dims), static_cast<unsigned>(opt->max_dims));
+        if (!reserve(buf, bcap, cap + 1))
           return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu floats", cap + 1);
-        cap = e->capacity_;
-        row = e->values;
+        cap = *bcap;
+        row = *buf;
       }
       row[i++] = f;
       p = q;
@@ -342,30 +598,134 @@ struct decoder {
       if (closed) break;
     }
     *past = p;
-    if (dims == 0) {
-      if (embd_result r = check_dims(k, i, at)) return r;
-      return EMBD_OK;
+    if (keep) {
+      if (dims && i != dims) {
+        char nm[64];
+        emb_name(nm, sizeof nm, k);
+        return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu numbers, the others have %zu", nm, i, dims);
+      }
+      return emit_floats(k, row, i, at);
     }
-    if (i != dims)
-      return embd_fail(err, EMBD_ERR_OPENAI_DIMS, at,
-                       "data[%zu].embedding: %zu numbers, the others have %zu (body byte %zu)", k, i,
-                       dims, at);
+    if (dims == 0) return check_dims(k, i, at);
+    if (i != dims) {
+      char nm[64];
+      emb_name(nm, sizeof nm, k);
+      return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu numbers, the others have %zu", nm, i, dims);
+    }
     return EMBD_OK;
   }
 
-  embd_result embedding(size_t k, const uint8_t *p, const uint8_t **past) {
+  // Vector k at p: a number array or a base64 string of the asked dtype, in byte order o.
+  embd_result embedding(size_t k, const uint8_t *p, const uint8_t **past, embd_byte_order o) {
     if (dims) {  // room for this row before it is written
       if (embd_result r = grow_rows(base + k + 1)) return r;
     }
-    if (*p == '"') return base64_string(k, p, past);
+    if (*p == '"') return base64_string(k, p, past, o);
     if (*p == '[') return numbers(k, p, past);
     return type_fail(p, EMBD_ERR_OPENAI_SHAPE, "not an array of numbers or a base64 string", W_EMB, k);
+  }
+
+  embd_result oom_items(size_t n_) {
+    return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu items", n_);
+  }
+
+  // A string at p naming a dtype or a byte order (vLLM metadata): its unescaped text in
+  // b (NUL-terminated, cut to cap - 1), or false (*past unset) when it is not a string.
+  bool short_string(const uint8_t *p, char *b, size_t cap, size_t *len, const uint8_t **past) {
+    if (*p != '"') return false;
+    const uint8_t *q = embd_json_string(&j, p, nullptr);
+    if (!q) return false;
+    *past = q;
+    size_t m = embd_json_unescape(p + 1, q - 1, reinterpret_cast<uint8_t *>(b), cap - 1);
+    *len = m;
+    b[m < cap - 1 ? m : cap - 1] = 0;
+    return true;
+  }
+
+  // vLLM metadata item k's fields other than index: embed_dtype, endianness, start, end,
+  // shape (all required). p at the value of key id.
+  embd_result meta_field(size_t k, key_id id, const uint8_t *p, const uint8_t **q, unsigned *seen) {
+    meta_item &mi = im->meta[k];
+    static const char *const fname[] = {"embed_dtype", "endianness", "start", "end", "shape"};
+    const unsigned bit = 1u << (id - K_EMBED_DTYPE);
+    const char *name = fname[id - K_EMBED_DTYPE];
+    size_t w = off(p);
+    if (*seen & bit) return fail(EMBD_ERR_OPENAI_METADATA, w, "data[%zu]: two \"%s\" keys", k, name);
+    *seen |= bit;
+    if (id == K_EMBED_DTYPE || id == K_ENDIANNESS) {
+      char b[24];
+      size_t m = 0;
+      if (!short_string(p, b, sizeof b, &m, q)) {
+        if (!embd_json_type_of(&j, p, nullptr)) return json_fail(W_FIELD, k);
+        return type_fail(p, EMBD_ERR_OPENAI_METADATA, "not a string", W_FIELD, k);
+      }
+      if (id == K_EMBED_DTYPE) {
+        embd_dtype t;
+        if (m >= sizeof b - 1 || embd_dtype_parse(b, m, &t) != EMBD_OK)
+          return fail(EMBD_ERR_OPENAI_METADATA, w, "data[%zu].embed_dtype: \"%s\" is not a dtype", k, b);
+        if (t != dtype)
+          return fail(EMBD_ERR_OPENAI_DTYPE, w, "data[%zu].embed_dtype: %s, but %s was asked", k,
+                      embd_dtype_name(t), embd_dtype_name(dtype));
+        return EMBD_OK;
+      }
+      // "native" is the server's order, which the caller asked for knowing it (byte_order).
+      int o = m == 6 && !memcmp(b, "little", 6) ? EMBD_ORDER_LE : m == 3 && !memcmp(b, "big", 3) ? EMBD_ORDER_BE
+              : m == 6 && !memcmp(b, "native", 6) ? -1 : -2;
+      if (o == -2)
+        return fail(EMBD_ERR_OPENAI_METADATA, w, "data[%zu].endianness: \"%s\" is not little, big or native", k, b);
+      if (o >= 0 && embd_dtype_bits(dtype) >= 16 && o != static_cast<int>(order))
+        return fail(EMBD_ERR_OPENAI_DTYPE, w, "data[%zu].endianness: %s, but %s was asked", k, b,
+                    order == EMBD_ORDER_BE ? "big" : "little");
+      return EMBD_OK;
+    }
+    if (id == K_START || id == K_END) {
+      uint64_t x = 0;
+      int u = uint_value(p, &x, q);
+      if (u < 0) return json_fail(W_FIELD, k);
+      if (u == 0) return fail(EMBD_ERR_OPENAI_METADATA, w, "data[%zu].%s: not a non-negative integer", k, name);
+      (id == K_START ? mi.start : mi.end) = x;
+      (id == K_START ? mi.start_at : mi.end_at) = w;
+      return EMBD_OK;
+    }
+    // shape: a non-empty array of positive integers; dims = their product.
+    mi.shape_at = w;
+    if (*p != '[') return type_fail(p, EMBD_ERR_OPENAI_METADATA, "not an array", W_FIELD, k);
+    p = ws(p + 1, "inside an array");
+    if (!p) return json_fail(W_FIELD, k);
+    size_t d = 1, parts = 0;
+    bool closed = *p == ']';
+    if (closed) p++;
+    while (!closed) {
+      uint64_t x = 0;
+      const uint8_t *e2 = nullptr;
+      int u = uint_value(p, &x, &e2);
+      if (u < 0) return json_fail(W_FIELD, k);
+      if (u == 0 || x == 0)
+        return fail(EMBD_ERR_OPENAI_METADATA, off(p), "data[%zu].shape[%zu]: not a positive integer", k, parts);
+      if (x > SIZE_MAX / d)
+        return fail(EMBD_ERR_OPENAI_METADATA, off(p), "data[%zu].shape: too many elements", k);
+      d *= static_cast<size_t>(x);
+      parts++;
+      p = next_element(e2, &closed);
+      if (!p) return json_fail(W_FIELD, k);
+    }
+    if (!parts) return fail(EMBD_ERR_OPENAI_METADATA, w, "data[%zu].shape: empty", k);
+    mi.dims = d;
+    *q = p;
+    return EMBD_OK;
   }
 
   // Item k at p (its '{'). *past: after the '}'.
   embd_result item(size_t k, const uint8_t *p, const uint8_t **past) {
     size_t at = off(p);
     bool have_index = false, have_emb = false;
+    unsigned seen = 0;  // metadata fields
+    if (list == L_META) {
+      if (!reserve(&im->meta, &im->meta_cap, k + 1)) return oom_items(k + 1);
+      im->meta[k] = meta_item{};
+      im->meta[k].at = at;
+      im->meta[k].k = k;
+    }
     p = ws(p + 1, "inside an object");
     if (!p) return json_fail(W_ITEM, k);
     if (*p != '}') {
@@ -376,25 +736,19 @@ struct decoder {
         const uint8_t *q = nullptr;
         if (id == K_INDEX) {
           size_t w = off(p);
-          if (have_index)
-            return embd_fail(err, EMBD_ERR_OPENAI_INDEX, w, "data[%zu]: two \"index\" keys (body byte %zu)",
-                             k, w);
+          if (have_index) return fail(EMBD_ERR_OPENAI_INDEX, w, "data[%zu]: two \"index\" keys", k);
           uint64_t x = 0;
           int u = uint_value(p, &x, &q);
           if (u < 0) return json_fail(W_INDEX, k);
-          if (u == 0 || x > SIZE_MAX)
-            return embd_fail(err, EMBD_ERR_OPENAI_INDEX, w,
-                             "data[%zu].index: not a non-negative integer (body byte %zu)", k, w);
+          if (u == 0 || x > SIZE_MAX) return fail(EMBD_ERR_OPENAI_INDEX, w, "data[%zu].index: not a non-negative integer", k);
           im->idx[k] = {static_cast<size_t>(x), w};
           have_index = true;
-        } else if (id == K_EMBEDDING) {
-          if (have_emb) {
-            size_t w = off(p);
-            return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, w, "data[%zu]: two \"embedding\" keys (body byte %zu)",
-                             k, w);
-          }
-          if (embd_result r = embedding(k, p, &q)) return r;
+        } else if (id == K_EMBEDDING && list != L_META) {
+          if (have_emb) return fail(EMBD_ERR_OPENAI_SHAPE, off(p), "data[%zu]: two \"embedding\" keys", k);
+          if (embd_result r = embedding(k, p, &q, order)) return r;
           have_emb = true;
+        } else if (list == L_META && id >= K_EMBED_DTYPE && id <= K_SHAPE) {
+          if (embd_result r = meta_field(k, id, p, &q, &seen)) return r;
         } else {
           q = embd_json_value(&j, p);
           if (!q) return json_fail(W_ITEM, k);
@@ -409,16 +763,66 @@ struct decoder {
     }
     *past = p;
     if (!have_index)
-      return embd_fail(err, EMBD_ERR_OPENAI_INDEX, at, "data[%zu]: no \"index\" (body byte %zu)", k, at);
-    if (!have_emb)
-      return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, at, "data[%zu]: no \"embedding\" (body byte %zu)", k, at);
+      return fail(list == L_META ? EMBD_ERR_OPENAI_METADATA : EMBD_ERR_OPENAI_INDEX, at, "data[%zu]: no \"index\"", k);
+    if (list == L_META) {
+      static const char *const fname[] = {"embed_dtype", "endianness", "start", "end", "shape"};
+      for (unsigned b = 0; b < 5; b++)
+        if (!(seen & (1u << b))) return fail(EMBD_ERR_OPENAI_METADATA, at, "data[%zu]: no \"%s\"", k, fname[b]);
+      return EMBD_OK;
+    }
+    if (!have_emb) return fail(EMBD_ERR_OPENAI_SHAPE, at, "data[%zu]: no \"embedding\"", k);
+    return EMBD_OK;
+  }
+
+  // The n items read (their indexes in im->idx): the count against expected_count, each
+  // index in 0 .. n-1 once (reported in item order), then, with `permute`, the rows (in
+  // item order) put in index order. at: the list's byte.
+  embd_result finish_items(size_t at, bool permute) {
+    size_t want = opt ? opt->expected_count : 0;
+    char ln[48];
+    where(ln, sizeof ln, W_DATA, 0, 0);
+    if (want && n != want) return fail(EMBD_ERR_OPENAI_COUNT, at, "%s: %zu items, expected %zu", ln, n, want);
+    if (!n) return EMBD_OK;
+    if (!reserve(&im->inv, &im->inv_cap, n) || !reserve(&im->tmp, &im->tmp_cap, row_bytes ? row_bytes : 1))
+      return oom_items(n);
+    size_t *inv = im->inv;
+    for (size_t i = 0; i < n; i++) inv[i] = SIZE_MAX;
+    for (size_t i = 0; i < n; i++) {
+      const item_index &x = im->idx[i];
+      if (x.index >= n)
+        return fail(EMBD_ERR_OPENAI_INDEX, x.at, "data[%zu].index: %zu out of range (%zu items)", i, x.index, n);
+      if (inv[x.index] != SIZE_MAX)
+        return fail(EMBD_ERR_OPENAI_INDEX, x.at, "data[%zu].index: %zu already taken by data[%zu]", i, x.index,
+                    inv[x.index]);
+      inv[x.index] = i;
+    }
+    if (!permute) return EMBD_OK;
+    // Rows sit in item order; put them in index order (inv[t] = the item for row t).
+    uint8_t *rows = (keep ? im->bv : reinterpret_cast<uint8_t *>(im->fv)) + base * row_bytes;
+    const size_t rb = row_bytes;
+    for (size_t s = 0; s < n; s++) {
+      if (inv[s] == s) continue;
+      memcpy(im->tmp, rows + s * rb, rb);
+      size_t t = s;
+      for (;;) {
+        size_t from = inv[t];
+        inv[t] = t;
+        if (from == s) {
+          memcpy(rows + t * rb, im->tmp, rb);
+          break;
+        }
+        memcpy(rows + t * rb, rows + from * rb, rb);
+        t = from;
+      }
+    }
     return EMBD_OK;
   }
 
   // data at p. *past: after its ']'.
   embd_result data(const uint8_t *p, const uint8_t **past) {
     size_t at = off(p);
-    if (*p != '[') return type_fail(p, EMBD_ERR_OPENAI_SHAPE, "not an array", W_DATA);
+    if (*p != '[') return type_fail(p, list == L_META ? EMBD_ERR_OPENAI_METADATA : EMBD_ERR_OPENAI_SHAPE,
+                                    "not an array", W_DATA);
     p = ws(p + 1, "inside an array");
     if (!p) return json_fail(W_DATA);
     size_t want = opt ? opt->expected_count : 0;
@@ -434,12 +838,12 @@ struct decoder {
             p = next_element(q, &closed);
             if (!p) return json_fail(W_DATA);
           }
-          return embd_fail(err, EMBD_ERR_OPENAI_COUNT, at, "data: %zu items, expected %zu (body byte %zu)",
-                           k + more, want, at);
+          return fail(EMBD_ERR_OPENAI_COUNT, at, "data: %zu items, expected %zu", k + more, want);
         }
-        if (*p != '{') return type_fail(p, EMBD_ERR_OPENAI_SHAPE, "not an object", W_ITEM, k);
-        if (!reserve(&im->idx, &im->idx_cap, k + 1))
-          return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu items", k + 1);
+        if (*p != '{')
+          return type_fail(p, list == L_META ? EMBD_ERR_OPENAI_METADATA : EMBD_ERR_OPENAI_SHAPE, "not an object",
+                           W_ITEM, k);
+        if (!reserve(&im->idx, &im->idx_cap, k + 1)) return oom_items(k + 1);
         if (embd_result r = item(k, p, &q)) return r;
         k++;
         bool closed;
@@ -452,45 +856,93 @@ struct decoder {
       *past = p + 1;
     }
     n = k;
-    if (want && n != want)
-      return embd_fail(err, EMBD_ERR_OPENAI_COUNT, at, "data: %zu items, expected %zu (body byte %zu)", n,
-                       want, at);
-    if (!n) return EMBD_OK;
-    // Indexes: each in 0 .. n-1, each once (reported in item order).
-    if (!reserve(&im->inv, &im->inv_cap, n) || !reserve(&im->tmp, &im->tmp_cap, dims))
-      return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for %zu items", n);
-    size_t *inv = im->inv;
-    for (size_t i = 0; i < n; i++) inv[i] = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
-      const item_index &x = im->idx[i];
-      if (x.index >= n)
-        return embd_fail(err, EMBD_ERR_OPENAI_INDEX, x.at,
-                         "data[%zu].index: %zu out of range (%zu items) (body byte %zu)", i, x.index, n,
-                         x.at);
-      if (inv[x.index] != SIZE_MAX)
-        return embd_fail(err, EMBD_ERR_OPENAI_INDEX, x.at,
-                         "data[%zu].index: %zu already taken by data[%zu] (body byte %zu)", i, x.index,
-                         inv[x.index], x.at);
-      inv[x.index] = i;
-    }
-    // Rows sit in item order; put them in index order (inv[t] = the item for row t).
-    float *rows = e->values + base * dims;
-    for (size_t s = 0; s < n; s++) {
-      if (inv[s] == s) continue;
-      memcpy(im->tmp, rows + s * dims, dims * sizeof(float));
-      size_t t = s;
+    return finish_items(at, list != L_META);
+  }
+
+  // A list of vectors at p (Cohere: "embeddings": [[...], ...] or one type's list of the
+  // by-type object), placed by position; o: the byte order of base64 strings in it.
+  embd_result vector_list(const uint8_t *p, const uint8_t **past, embd_byte_order o) {
+    size_t at = off(p);
+    if (*p != '[') return type_fail(p, EMBD_ERR_OPENAI_SHAPE, "not an array", W_DATA);
+    p = ws(p + 1, "inside an array");
+    if (!p) return json_fail(W_DATA);
+    size_t k = 0;
+    if (*p != ']') {
       for (;;) {
-        size_t from = inv[t];
-        inv[t] = t;
-        if (from == s) {
-          memcpy(rows + t * dims, im->tmp, dims * sizeof(float));
-          break;
+        const uint8_t *q = nullptr;
+        if (!reserve(&im->idx, &im->idx_cap, k + 1)) return oom_items(k + 1);
+        im->idx[k] = {k, off(p)};
+        if (embd_result r = embedding(k, p, &q, o)) return r;
+        k++;
+        bool closed;
+        p = next_element(q, &closed);
+        if (!p) return json_fail(W_DATA);
+        if (closed) break;
+      }
+      *past = p;
+    } else {
+      *past = p + 1;
+    }
+    n = k;
+    return finish_items(at, false);  // already in index order
+  }
+
+  // Cohere's embeddings-by-type object at p: the list of the asked dtype's key (f32:
+  // "float", else "base64", float32 little-endian strings), the others only checked.
+  embd_result by_type(const uint8_t *p, const uint8_t **past) {
+    size_t at = off(p);
+    key_id want = dtype == EMBD_DTYPE_F32 ? K_T_FLOAT : dtype == EMBD_DTYPE_INT8 ? K_T_INT8
+                  : dtype == EMBD_DTYPE_UINT8 ? K_T_UINT8 : dtype == EMBD_DTYPE_BINARY ? K_T_BINARY
+                  : dtype == EMBD_DTYPE_UBINARY ? K_T_UBINARY : K_OTHER;
+    const uint8_t *b64 = nullptr;  // the "base64" list, for f32 when there is no "float"
+    bool found = false;
+    char keys[96] = "";  // the keys present, for the message
+    size_t kl = 0;
+    p = ws(p + 1, "inside an object");
+    if (!p) return json_fail(W_BODY);
+    if (*p == '}') {
+      p++;
+    } else {
+      for (;;) {
+        const uint8_t *ks = p;
+        key_id id = K_OTHER;
+        p = key(p, &id);
+        if (!p) return json_fail(W_BODY);
+        // ks .. the key's closing quote, raw (escapes shown as they are), for the message
+        const uint8_t *ke = embd_json_string(&j, ks, nullptr);  // valid: key() read it
+        if (ke && kl + 2 < sizeof keys) {
+          int w = snprintf(keys + kl, sizeof keys - kl, "%s%.*s", kl ? ", " : "", static_cast<int>(ke - ks - 2), ks + 1);
+          if (w > 0) kl += static_cast<size_t>(w) < sizeof keys - kl ? static_cast<size_t>(w) : sizeof keys - kl - 1;
         }
-        memcpy(rows + t * dims, rows + from * dims, dims * sizeof(float));
-        t = from;
+        const uint8_t *q = nullptr;
+        if (id != K_OTHER && id == want) {
+          if (found) return fail(EMBD_ERR_OPENAI_SHAPE, off(p), "embeddings: two \"%s\" keys", cohere_names[id - K_T_FLOAT]);
+          found = true;
+          list = L_TYPED;
+          typed = cohere_names[id - K_T_FLOAT];
+          if (embd_result r = vector_list(p, &q, order)) return r;
+        } else {
+          if (id == K_T_BASE64 && !b64) b64 = p;
+          q = embd_json_value(&j, p);
+          if (!q) return json_fail(W_BODY);
+        }
+        bool closed;
+        p = next_member(q, &closed);
+        if (closed) break;
+        if (!p) return json_fail(W_BODY);
       }
     }
-    return EMBD_OK;
+    *past = p;
+    if (found) return EMBD_OK;
+    if (want == K_T_FLOAT && b64) {  // validated above: decoded now
+      list = L_TYPED;
+      typed = "base64";
+      const uint8_t *q = nullptr;
+      return vector_list(b64, &q, EMBD_ORDER_LE);
+    }
+    return fail(EMBD_ERR_OPENAI_DTYPE, at, "embeddings: no \"%s\" list for %s (the keys are: %s)",
+                want == K_OTHER ? embd_dtype_name(dtype) : cohere_names[want - K_T_FLOAT],
+                embd_dtype_name(dtype), kl ? keys : "none");
   }
 
   // model at p: a string is kept (at most 127 bytes, cut at a character boundary, and at
@@ -507,8 +959,8 @@ struct decoder {
     *past = q;
     uint8_t b[sizeof model];
     size_t m = embd_json_unescape(p + 1, q - 1, b, sizeof b);
-    size_t keep = m < sizeof b ? m : sizeof b;
-    const void *nul = memchr(b, 0, keep);
+    size_t keep_ = m < sizeof b ? m : sizeof b;
+    const void *nul = memchr(b, 0, keep_);
     if (nul) {
       m = static_cast<size_t>(static_cast<const uint8_t *>(nul) - b);
       model_truncated = 1;
@@ -562,20 +1014,23 @@ struct decoder {
     return EMBD_OK;
   }
 
+  // The whole text: an object holding "data" (OpenAI; or a vLLM bytes body's metadata
+  // with list == L_META) or, not both, Cohere's "embeddings".
   embd_result run() {
     const uint8_t *p = j.base, *end = j.end;
+    const bool meta = list == L_META;
     // RFC 8259 8.1: a parser may ignore a byte order mark; some HTTP stacks add one.
     if (end - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) p += 3;
-    p = ws(p, "before any value (the body is empty)");
+    p = ws(p, meta ? "before any value (the metadata is empty)" : "before any value (the body is empty)");
     if (!p) return json_fail(W_BODY);
+    const embd_result shape = meta ? EMBD_ERR_OPENAI_METADATA : EMBD_ERR_OPENAI_SHAPE;
     if (*p != '{') {
       const uint8_t *q;
       const char *t = embd_json_type_of(&j, p, &q);
       if (!t) return json_fail(W_BODY);
-      return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, off(p), "the body is not a JSON object but %s (body byte %zu)",
-                       t, off(p));
+      return fail(shape, off(p), "the %s is not a JSON object but %s", text, t);
     }
-    bool have_data = false;
+    bool have_data = false, have_emb = false;
     p = ws(p + 1, "inside an object");
     if (!p) return json_fail(W_BODY);
     if (*p == '}') {
@@ -586,11 +1041,24 @@ struct decoder {
         p = key(p, &id);
         if (!p) return json_fail(W_BODY);
         const uint8_t *q = nullptr;
-        if (id == K_DATA) {
-          if (have_data)
-            return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, off(p), "two \"data\" keys (body byte %zu)", off(p));
-          have_data = true;
-          if (embd_result r = data(p, &q)) return r;
+        if (id == K_DATA || (id == K_EMBEDDINGS && !meta)) {
+          if (have_data || have_emb)
+            return fail(shape, off(p), "%s", have_data == (id == K_DATA) && have_emb == (id == K_EMBEDDINGS)
+                                                 ? (id == K_DATA ? "two \"data\" keys" : "two \"embeddings\" keys")
+                                                 : "both \"data\" and \"embeddings\"");
+          if (id == K_DATA) {
+            have_data = true;
+            if (embd_result r = data(p, &q)) return r;
+          } else {
+            have_emb = true;
+            if (*p == '{') {
+              if (embd_result r = by_type(p, &q)) return r;
+            } else {
+              list = L_V1;
+              if (*p != '[') return type_fail(p, EMBD_ERR_OPENAI_SHAPE, "not an array or an object", W_DATA);
+              if (embd_result r = vector_list(p, &q, order)) return r;
+            }
+          }
         } else if (id == K_MODEL) {
           if (embd_result r = model_value(p, &q)) return r;
         } else if (id == K_USAGE) {
@@ -607,34 +1075,126 @@ struct decoder {
     }
     p = embd_json_ws(p, end);
     if (p != end) {
-      embd_json_fault(&j, p, "content after the body's closing '}'");
+      embd_json_fault(&j, p, "content after the %s's closing '}'", text);
       return json_fail(W_BODY);
     }
-    if (!have_data) return embd_fail(err, EMBD_ERR_OPENAI_SHAPE, 0, "no \"data\" array in the body");
+    if (!have_data && !have_emb)
+      return embd_fail(err, shape, 0, meta ? "no \"data\" array in the metadata"
+                                           : "no \"data\" array (or Cohere \"embeddings\") in the body");
+    return EMBD_OK;
+  }
+
+  // A vLLM bytes body after its metadata parsed: the items' byte ranges must tile the
+  // body exactly (in any order: no overlap, no gap, nothing after the last), each range
+  // holding its shape's elements; then row index = the bytes of its range.
+  embd_result meta_rows(const uint8_t *body, size_t len) {
+    for (size_t k = 0; k < n; k++) {
+      const meta_item &mi = im->meta[k];
+      if (mi.end < mi.start || mi.end > len)
+        return fail(EMBD_ERR_OPENAI_METADATA, mi.end < mi.start ? mi.end_at : (mi.start > len ? mi.start_at : mi.end_at),
+                    "data[%zu]: bytes %llu..%llu are not inside the %zu-byte body", k,
+                    static_cast<unsigned long long>(mi.start), static_cast<unsigned long long>(mi.end), len);
+      size_t want = 0;
+      if (embd_dtype_bytes(dtype, mi.dims, &want) != EMBD_OK || want != mi.end - mi.start)
+        return fail(EMBD_ERR_OPENAI_METADATA, mi.shape_at,
+                    "data[%zu]: shape of %zu %s elements is not its %llu bytes %llu..%llu", k, mi.dims,
+                    embd_dtype_name(dtype), static_cast<unsigned long long>(mi.end - mi.start),
+                    static_cast<unsigned long long>(mi.start), static_cast<unsigned long long>(mi.end));
+    }
+    // Tiling: sorted by start (insertion order kept for equal starts: the later one overlaps).
+    meta_item *m = im->meta;
+    for (size_t a = 1; a < n; a++) {  // insertion sort: vLLM's are in order already
+      meta_item t = m[a];
+      size_t b = a;
+      while (b > 0 && m[b - 1].start > t.start) {
+        m[b] = m[b - 1];
+        b--;
+      }
+      m[b] = t;
+    }
+    uint64_t pos = 0;
+    for (size_t a = 0; a < n; a++) {
+      if (m[a].start < pos)
+        return fail(EMBD_ERR_OPENAI_METADATA, m[a].start_at, "data[%zu]: bytes %llu..%llu overlap data[%zu]'s", m[a].k,
+                    static_cast<unsigned long long>(m[a].start), static_cast<unsigned long long>(m[a].end), m[a - 1].k);
+      if (m[a].start > pos)
+        return fail(EMBD_ERR_OPENAI_METADATA, m[a].start_at, "body bytes %llu..%llu are in no item (data[%zu] starts after them)",
+                    static_cast<unsigned long long>(pos), static_cast<unsigned long long>(m[a].start), m[a].k);
+      pos = m[a].end;
+    }
+    if (pos != len)
+      return fail(EMBD_ERR_OPENAI_METADATA, 0, "body bytes %llu..%zu are in no item", static_cast<unsigned long long>(pos), len);
+    // Rows: item k's bytes at row index (inv, from finish_items: inv[index] = k).
+    for (size_t a = 0; a < n; a++) {
+      const meta_item &mi = m[a];
+      size_t row = im->idx[mi.k].index;
+      if (embd_result r = emit_bytes(row, body + mi.start, static_cast<size_t>(mi.end - mi.start), order, mi.shape_at))
+        return r;
+    }
     return EMBD_OK;
   }
 };
 
 void clear(embd_openai_embeddings *e) {
+  e->values = nullptr;
+  e->data = nullptr;
   e->count = 0;
   e->dims = 0;
+  e->row_bytes = 0;
+  e->dtype = EMBD_DTYPE_F32;
+  e->byte_order = EMBD_ORDER_LE;
   e->model[0] = 0;
   e->model_truncated = 0;
   e->has_usage = 0;
   e->prompt_tokens = e->total_tokens = 0;
 }
 
-embd_result run(embd_openai_embeddings *e, const char *json, size_t len,
-                const embd_openai_options *opt, embd_error *err, bool append) {
-  if (!e || (!json && len)) {
+enum run_kind { R_JSON, R_META, R_BYTES_ONLY };
+
+struct run_args {
+  run_kind kind;
+  const char *json;  // the body (R_JSON) or the metadata (R_META)
+  size_t len;
+  const uint8_t *body;  // R_META, R_BYTES_ONLY
+  size_t body_len;
+  size_t dims;  // R_BYTES_ONLY
+};
+
+// The options' new fields checked: a known dtype, order and flags.
+embd_result check_options(const embd_openai_options *opt, embd_error *err) {
+  if (!opt) return EMBD_OK;
+  if (!EMBD_RESERVED_OK(opt)) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
+  if (static_cast<unsigned>(opt->dtype) >= EMBD_DTYPE_COUNT_)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: dtype %u is not a dtype", static_cast<unsigned>(opt->dtype));
+  if (static_cast<unsigned>(opt->byte_order) > EMBD_ORDER_BE)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: byte_order %u is not one", static_cast<unsigned>(opt->byte_order));
+  if (opt->flags & ~EMBD_OPENAI_KNOWN_FLAGS)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: unknown flags 0x%x", static_cast<unsigned>(opt->flags));
+  return EMBD_OK;
+}
+
+embd_result run(embd_openai_embeddings *e, const run_args &a, const embd_openai_options *opt, embd_error *err,
+                bool append) {
+  if (!e || (!a.json && a.len) || (!a.body && a.body_len)) {
     if (e) clear(e);
-    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL embeddings or json");
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL embeddings, body or metadata");
   }
-  if (opt && !EMBD_RESERVED_OK(opt)) {
+  if (embd_result r = check_options(opt, err)) {
     clear(e);
-    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
+    return r;
   }
-  if (!json) json = "";
+  const embd_dtype dtype = opt ? opt->dtype : EMBD_DTYPE_F32;
+  const embd_byte_order order = opt ? opt->byte_order : EMBD_ORDER_LE;
+  const bool keep = opt && (opt->flags & EMBD_OPENAI_KEEP_DTYPE);
+  if (append && e->count) {
+    // The rows already there and these must be of one kind to be stitched.
+    const bool had_keep = e->row_bytes != 0;
+    if (had_keep != keep || (keep && (e->dtype != dtype || (embd_dtype_bits(dtype) >= 16 && e->byte_order != order)))) {
+      clear(e);
+      return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0,
+                       "append: the options' dtype, byte order or KEEP_DTYPE differ from the earlier responses'");
+    }
+  }
   impl *im = static_cast<impl *>(e->impl_);
   if (!im) {
     im = new (std::nothrow) impl;
@@ -644,11 +1204,45 @@ embd_result run(embd_openai_embeddings *e, const char *json, size_t len,
     }
     e->impl_ = im;
   }
+  const size_t before = append ? e->count : 0;
   if (!append) clear(e);
-  decoder d{e, im, opt, err, {}, append ? e->count : 0, append ? e->dims : 0};
-  embd_json_init(&d.j, json, len);
-  embd_result r = d.run();
-  if (r == EMBD_OK && append && e->count && e->model[0] && d.model[0] && strcmp(e->model, d.model) != 0)
+  decoder d{e, im, opt, err, {}, before, before ? e->dims : 0};
+  d.dtype = dtype;
+  d.order = order;
+  d.keep = keep;
+  d.row_bytes = before ? (keep ? e->row_bytes : e->dims * sizeof(float)) : 0;
+  embd_result r = EMBD_OK;
+  if (a.kind == R_BYTES_ONLY) {
+    embd_json_init(&d.j, "", 0);
+    d.list = L_BYTES;
+    size_t row = 0;
+    if (a.dims == 0) {
+      r = embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "bytes_only: dims 0");
+    } else if (embd_dtype_bytes(dtype, a.dims, &row) != EMBD_OK) {
+      r = embd_fail(err, EMBD_ERR_DTYPE_LENGTH, 0, "bytes_only: %zu dims are not a whole number of %s bytes", a.dims,
+                    embd_dtype_name(dtype));
+    } else if (a.body_len % row != 0) {
+      r = embd_fail(err, EMBD_ERR_DTYPE_LENGTH, a.body_len - a.body_len % row,
+                    "bytes_only: the %zu-byte body is not a whole number of %zu-dim %s vectors (%zu bytes each; "
+                    "%zu bytes left over at body byte %zu)",
+                    a.body_len, a.dims, embd_dtype_name(dtype), row, a.body_len % row, a.body_len - a.body_len % row);
+    } else {
+      d.n = a.body_len / row;
+      size_t want = opt ? opt->expected_count : 0;
+      if (want && d.n != want)
+        r = embd_fail(err, EMBD_ERR_OPENAI_COUNT, 0, "bytes_only: %zu vectors, expected %zu", d.n, want);
+      for (size_t k = 0; k < d.n && !r; k++) r = d.emit_bytes(k, a.body + k * row, row, order, k * row);
+    }
+  } else {
+    embd_json_init(&d.j, a.json ? a.json : "", a.len);
+    if (a.kind == R_META) {
+      d.list = L_META;
+      d.text = "metadata";
+    }
+    r = d.run();
+    if (r == EMBD_OK && a.kind == R_META) r = d.meta_rows(a.body, a.body_len);
+  }
+  if (r == EMBD_OK && append && before && e->model[0] && d.model[0] && strcmp(e->model, d.model) != 0)
     r = embd_fail(err, EMBD_ERR_OPENAI_MODEL, 0, "model \"%.40s\" differs from \"%.40s\" of the earlier responses",
                   d.model, e->model);
   if (r != EMBD_OK) {
@@ -656,9 +1250,15 @@ embd_result run(embd_openai_embeddings *e, const char *json, size_t len,
     return r;
   }
   // Appending to an empty e (nothing decoded yet, or after an error) is a decode.
-  size_t before = append ? e->count : 0;
   e->count = before + d.n;
   if (d.n) e->dims = d.dims;
+  if (e->count) {
+    e->values = keep ? nullptr : im->fv;
+    e->data = keep ? im->bv : nullptr;
+    e->row_bytes = keep ? d.row_bytes : 0;
+    e->dtype = keep ? dtype : EMBD_DTYPE_F32;
+    e->byte_order = keep ? order : EMBD_ORDER_LE;
+  }
   if (before == 0) {
     memcpy(e->model, d.model, sizeof e->model);
     e->model_truncated = d.model_truncated;
@@ -693,19 +1293,29 @@ void embd_openai_init(embd_openai_embeddings *e) {
 
 void embd_openai_free(embd_openai_embeddings *e) {
   if (!e) return;
-  free(e->values);
   delete static_cast<impl *>(e->impl_);
   memset(e, 0, sizeof *e);
 }
 
 embd_result embd_openai_decode(embd_openai_embeddings *e, const char *json, size_t len,
                                const embd_openai_options *opt, embd_error *err) {
-  return run(e, json, len, opt, err, false);
+  return run(e, {R_JSON, json, len, nullptr, 0, 0}, opt, err, false);
 }
 
 embd_result embd_openai_append(embd_openai_embeddings *e, const char *json, size_t len,
                                const embd_openai_options *opt, embd_error *err) {
-  return run(e, json, len, opt, err, true);
+  return run(e, {R_JSON, json, len, nullptr, 0, 0}, opt, err, true);
+}
+
+embd_result embd_openai_decode_bytes(embd_openai_embeddings *e, const void *body, size_t len,
+                                     const char *metadata, size_t mlen, const embd_openai_options *opt,
+                                     embd_error *err) {
+  return run(e, {R_META, metadata, mlen, static_cast<const uint8_t *>(body), len, 0}, opt, err, false);
+}
+
+embd_result embd_openai_decode_bytes_only(embd_openai_embeddings *e, const void *body, size_t len, size_t dims,
+                                          const embd_openai_options *opt, embd_error *err) {
+  return run(e, {R_BYTES_ONLY, nullptr, 0, static_cast<const uint8_t *>(body), len, dims}, opt, err, false);
 }
 
 }  // extern "C"
