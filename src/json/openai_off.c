@@ -30,3 +30,17 @@ embd_result embd_openai_append(embd_openai_embeddings *e, const char *json, size
   (void)json, (void)len, (void)opt;
   return unavailable(e, err);
 }
+
+embd_result embd_openai_decode_bytes(embd_openai_embeddings *e, const void *body, size_t len,
+                                     const char *metadata, size_t mlen,
+                                     const embd_openai_options *opt, embd_error *err) {
+  (void)body, (void)len, (void)metadata, (void)mlen, (void)opt;
+  return unavailable(e, err);
+}
+
+embd_result embd_openai_decode_bytes_only(embd_openai_embeddings *e, const void *body, size_t len,
+                                          size_t dims, const embd_openai_options *opt,
+                                          embd_error *err) {
+  (void)body, (void)len, (void)dims, (void)opt;
+  return unavailable(e, err);
+}
