@@ -1,4 +1,6 @@
-/* embd openai: OpenAI /v1/embeddings responses -> JSON lines, .npy, raw or EMBD. */
+/* embd openai: OpenAI /v1/embeddings responses (and the other servers' shapes: vLLM's
+ * bytes bodies, Cohere's embeddings by type, integer and packed-bit lists) -> JSON lines,
+ * .npy, raw or EMBD, always as float32 (what the sinks write). */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +11,9 @@
 static const char openai_help[] =
     "Usage: embd openai [options] [RESPONSE...]\n"
     "Decodes OpenAI-compatible /v1/embeddings response bodies (\"embedding\" as an array\n"
-    "of numbers or as base64 float32) into vectors, in input order (by data[].index).\n"
+    "of numbers or as base64) into float32 vectors, in input order (by data[].index).\n"
+    "Also Cohere's \"embeddings\" (by type, or v1 lists), and vLLM's encoding_format\n"
+    "bytes (--metadata) and bytes_only (--bytes-only) octet-stream bodies.\n"
     "Several RESPONSE files are stitched in the order given (the chunks of one batch:\n"
     "same dims and model). RESPONSE defaults to - (stdin).\n"
     "\n"
@@ -22,7 +26,21 @@ static const char openai_help[] =
     "  -z, --compress     --to embd: zlib-compress each frame's payload\n"
     "  -l, --level N      --to embd: zlib level 1..9; implies --compress\n"
     "  -c, --payload-crc  --to embd: a CRC-32 trailer on each frame\n"
-    "  -d, --dims N       the vectors must have N dims\n"
+    "  -d, --dims N       the vectors must have N dims (--bytes-only: they have N dims)\n"
+    "      --dtype TYPE   the element type the request asked for (vLLM embed_dtype,\n"
+    "                     Cohere embedding_types, Voyage/Mistral output_dtype, Jina\n"
+    "                     embedding_type): f32 (default), f16, bf16, fp8-e4m3, fp8-e5m2,\n"
+    "                     int8, uint8, binary, ubinary (or float32, float16, bfloat16,\n"
+    "                     fp8_e4m3, fp8_e5m2). Base64 and bytes are read as that type,\n"
+    "                     integer lists must fit it; anything else is an error.\n"
+    "                     binary/ubinary: packed bits, 8 dims a byte (-1/+1, 0/1)\n"
+    "      --byte-order little|big  of base64 and bytes elements (vLLM endianness;\n"
+    "                     for \"native\" say the server's; default little)\n"
+    "      --metadata FILE       RESPONSE is a vLLM encoding_format=bytes body and FILE\n"
+    "                     holds its \"metadata\" HTTP header's JSON\n"
+    "      --metadata-json TEXT  the same, the JSON given on the command line\n"
+    "      --bytes-only   RESPONSE is a vLLM bytes_only body: vectors of --dims N\n"
+    "                     elements back to back (N required)\n"
     "  -v, --verbose      print model, count, dims and token usage on stderr\n"
     "      --max-record BYTES  the largest response accepted (default 256M; K, M, G\n"
     "                     suffixes): a body is read whole, this bounds the memory\n"
@@ -31,7 +49,19 @@ static const char openai_help[] =
     "Examples:\n"
     "  embd openai response.json > vectors.jsonl\n"
     "  embd openai --to embd -o vectors.embd part1.json part2.json\n"
-    "  curl -s https://api.openai.com/v1/embeddings ... | embd openai --to npy -o v.npy\n";
+    "  curl -s https://api.openai.com/v1/embeddings ... | embd openai --to npy -o v.npy\n"
+    "  embd openai --dtype f16 --byte-order big --metadata meta.json body.bin\n"
+    "  embd openai --dtype int8 cohere.json\n";
+
+/* Reads a whole file (the --metadata JSON) into *data. */
+static int read_file(const char *name, char **data, size_t *len, uint64_t max) {
+  cli_in in;
+  int rc = cli_in_open(&in, name);
+  if (rc) return rc;
+  rc = cli_in_read_all(&in, data, len, max, "--max-record");
+  cli_in_close(&in);
+  return rc;
+}
 
 int cmd_openai(int argc, char **argv) {
   static const struct option opts[] = {{"output", required_argument, 0, 'o'},
@@ -42,6 +72,11 @@ int cmd_openai(int argc, char **argv) {
                                        {"dims", required_argument, 0, 'd'},
                                        {"verbose", no_argument, 0, 'v'},
                                        {"max-record", required_argument, 0, 'R'},
+                                       {"dtype", required_argument, 0, 'T'},
+                                       {"byte-order", required_argument, 0, 'B'},
+                                       {"metadata", required_argument, 0, 'M'},
+                                       {"metadata-json", required_argument, 0, 'J'},
+                                       {"bytes-only", no_argument, 0, 'Y'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *output = NULL;
@@ -50,6 +85,10 @@ int cmd_openai(int argc, char **argv) {
   uint32_t want_dims = 0;
   uint64_t max_record = CLI_DEFAULT_MAX_RECORD;
   int verbose = 0, c;
+  embd_dtype dtype = EMBD_DTYPE_F32;
+  embd_byte_order order = EMBD_ORDER_LE;
+  const char *meta_file = NULL, *meta_json = NULL;
+  int bytes_only = 0;
   while ((c = getopt_long(argc, argv, "o:t:zl:cd:vh", opts, NULL)) != -1) {
     switch (c) {
       case 'o': output = optarg; break;
@@ -68,14 +107,45 @@ int cmd_openai(int argc, char **argv) {
       case 'R':
         if (cli_parse_max_record(optarg, &max_record)) return CLI_EUSAGE;
         break;
+      case 'T':
+        if (embd_dtype_parse(optarg, strlen(optarg), &dtype))
+          return cli_usage("--dtype: '%s' is not one of f32, f16, bf16, fp8-e4m3, fp8-e5m2, int8, uint8, "
+                           "binary, ubinary", cli_esc(optarg));
+        break;
+      case 'B':
+        if (!strcmp(optarg, "little")) order = EMBD_ORDER_LE;
+        else if (!strcmp(optarg, "big")) order = EMBD_ORDER_BE;
+        else return cli_usage("--byte-order: '%s' is not little or big", cli_esc(optarg));
+        break;
+      case 'M': meta_file = optarg; break;
+      case 'J': meta_json = optarg; break;
+      case 'Y': bytes_only = 1; break;
       case 'h': fputs(openai_help, stdout); return CLI_OK;
       default: return cli_usage("unknown or incomplete option");
     }
   }
   if (enc.flags && to != CLI_FMT_EMBD) return cli_usage("--compress, --level and --payload-crc need --to embd");
+  if (meta_file && meta_json) return cli_usage("--metadata and --metadata-json: one or the other");
+  const int bytes_body = meta_file || meta_json;
+  if (bytes_body && bytes_only) return cli_usage("--bytes-only bodies have no metadata");
+  if (bytes_only && !want_dims) return cli_usage("--bytes-only needs --dims N");
   char *dash[] = {"-"};
   char **files = optind < argc ? argv + optind : dash;
   const int nfiles = optind < argc ? argc - optind : 1;
+  if ((bytes_body || bytes_only) && nfiles != 1)
+    return cli_usage("--metadata, --metadata-json and --bytes-only take one body");
+  char *meta = NULL;
+  size_t mlen = 0;
+  if (meta_file) {
+    int mrc = read_file(meta_file, &meta, &mlen, max_record);
+    if (mrc) return mrc;
+  } else if (meta_json) {
+    mlen = strlen(meta_json);
+  }
+  embd_openai_options oo;
+  memset(&oo, 0, sizeof oo); /* reserved_ must be zero */
+  oo.dtype = dtype;
+  oo.byte_order = order;
 
   embd_openai_embeddings e;
   embd_openai_init(&e);
@@ -86,12 +156,17 @@ int cmd_openai(int argc, char **argv) {
     char *data = NULL;
     size_t len;
     if (!(rc = cli_out_check_input(output, &in)) &&
-        !(rc = cli_in_read_json_object(&in, &data, &len, max_record))) {
+        !(rc = bytes_body || bytes_only ? cli_in_read_all(&in, &data, &len, max_record, "--max-record")
+                                        : cli_in_read_json_object(&in, &data, &len, max_record))) {
       embd_error err;
-      const embd_openai_options oo = {.expected_count = 0, .max_dims = 0, .padding = 0};
-      const embd_result r = embd_openai_append(&e, data, len, &oo, &err);
+      const embd_result r =
+          bytes_only ? embd_openai_decode_bytes_only(&e, data, len, want_dims, &oo, &err)
+          : bytes_body ? embd_openai_decode_bytes(&e, data, len, meta ? meta : meta_json, mlen, &oo, &err)
+                       : embd_openai_append(&e, data, len, &oo, &err);
       if (r) {
-        cli_msg("%s: %s", cli_in_label(&in),
+        /* embd_openai_decode_bytes' offsets are all into the metadata (the body's faults are
+         * found through it): name that */
+        cli_msg("%s: %s", bytes_body ? (meta_file ? cli_esc(meta_file) : "--metadata-json") : cli_in_label(&in),
                 r == EMBD_ERR_UNAVAILABLE ? embd_strerror(r) : err.message);
         rc = cli_exit_for(r);
       }
@@ -99,6 +174,7 @@ int cmd_openai(int argc, char **argv) {
     free(data);
     cli_in_close(&in);
   }
+  free(meta);
   if (!rc && want_dims && e.count && e.dims != want_dims) {
     cli_msg("the vectors have %zu dims, --dims is %lu", e.dims, (unsigned long)want_dims);
     rc = CLI_EDATA;

@@ -1090,6 +1090,9 @@ struct decoder {
   embd_result meta_rows(const uint8_t *body, size_t len) {
     for (size_t k = 0; k < n; k++) {
       const meta_item &mi = im->meta[k];
+      // The dims (max_dims, expected_dims, all alike) named by item, in item order; the
+      // rows are written by index below.
+      if (embd_result r = check_dims(k, mi.dims, mi.shape_at)) return r;
       if (mi.end < mi.start || mi.end > len)
         return fail(EMBD_ERR_OPENAI_METADATA, mi.end < mi.start ? mi.end_at : (mi.start > len ? mi.start_at : mi.end_at),
                     "data[%zu]: bytes %llu..%llu are not inside the %zu-byte body", k,

@@ -3,7 +3,7 @@
 message substrings and exit codes. Run by ctest (tests/CMakeLists.txt, label cli):
 
     test_cli.py EMBD_EXECUTABLE GROUP      GROUP: help cpu encode decode inspect verify
-                                                  openai npy roundtrip big tokens bench
+                                                  openai openai_dtype npy roundtrip big tokens bench
                                                   stream faults | all
 The numpy checks (group npy, partly roundtrip) are skipped, with a message, when numpy
 cannot be imported (Debian: python3-numpy)."""
@@ -377,6 +377,85 @@ def t_openai():
     expect(["openai"], 1, stdin=b"", err_has=["<stdin>:"])
     expect(["openai", "--dims", "5"], 1, stdin=openai_body(vecs).encode(), err_has=["--dims is 5"])
     expect(["openai", path("gone.json")], 3, err_has=["cannot open"])
+
+
+def t_openai_dtype():
+    """embd openai --dtype / --byte-order / --metadata / --metadata-json / --bytes-only:
+    each server shape decoded to the float32 values Python's struct gives (half floats
+    with 'e', bfloat16 as the upper half of a float32), packed bits msb first."""
+    if not OPENAI:
+        print("SKIP: the openai dtype checks (built with EMBD_WITH_OPENAI=OFF)")
+        expect(["openai", "--dtype", "f16"], 4, stdin=b'{"data": []}')
+        return
+    rng = random.Random(13)
+    halves = [[rng.choice([0.5, -1.25, 3.0, 65504.0, 2.0 ** -24, -0.0, 1000.0]) for _ in range(6)] for _ in range(3)]
+    raw_f32 = b"".join(struct.pack("<6f", *v) for v in halves)
+    for order, fmt in (("little", "<6e"), ("big", ">6e")):
+        body = b"".join(struct.pack(fmt, *v) for v in halves)
+        endian = order
+        items = [{"index": i, "embed_dtype": "float16", "endianness": endian, "start": 12 * i,
+                  "end": 12 * (i + 1), "shape": [6]} for i in (2, 0, 1)]
+        meta = json.dumps({"id": "embd-1", "created": 1, "model": "e5", "data": items,
+                           "usage": {"prompt_tokens": 3, "total_tokens": 3}})
+        bp = write("v-%s.bin" % order, body)
+        mp = write("v-%s.json" % order, meta)
+        out, _ = expect(["openai", "--dtype", "float16", "--byte-order", order, "--metadata", mp, "--to", "raw", bp], 0)
+        check(out == raw_f32, "openai --metadata f16 %s: the values" % order)
+        out, _ = expect(["openai", "--dtype", "f16", "--byte-order", order, "--metadata-json", meta, "--to", "raw",
+                         bp], 0)
+        check(out == raw_f32, "openai --metadata-json f16 %s" % order)
+        out, _ = expect(["openai", "--dtype", "f16", "--byte-order", order, "--bytes-only", "--dims", "6",
+                         "--to", "raw"], 0, stdin=body)
+        check(out == raw_f32, "openai --bytes-only f16 %s" % order)
+        b64 = {"object": "list", "model": "e5", "data": [
+            {"index": i, "object": "embedding", "embedding": base64.b64encode(body[12 * i:12 * i + 12]).decode()}
+            for i in range(3)]}
+        out, _ = expect(["openai", "--dtype", "f16", "--byte-order", order, "--to", "raw"], 0,
+                        stdin=json.dumps(b64).encode())
+        check(out == raw_f32, "openai base64 f16 %s" % order)
+    # the asked order differs from the metadata's
+    expect(["openai", "--dtype", "f16", "--byte-order", "big", "--metadata", path("v-little.json"),
+            path("v-little.bin")], 1, err_has=["v-little.json: data[0].endianness: little, but big was asked",
+                                               "metadata byte"])
+    expect(["openai", "--dtype", "bf16", "--metadata", path("v-little.json"), path("v-little.bin")], 1,
+           err_has=["embed_dtype: f16, but bf16 was asked"])
+    expect(["openai", "--dtype", "f16", "--bytes-only", "--dims", "5"], 1, stdin=b"\0" * 12,
+           err_has=["not a whole number of 5-dim f16 vectors"])
+    # bfloat16 big-endian bytes_only: the upper halves of float32s
+    f = [1.5, -2.0, 3.140625, 1e-3]
+    bf = b"".join(struct.pack(">f", x)[:2] for x in f)
+    out, _ = expect(["openai", "--dtype", "bf16", "--byte-order", "big", "--bytes-only", "--dims", "2", "--to", "raw"],
+                    0, stdin=bf)
+    check(out == b"".join(struct.pack("<f", struct.unpack(">f", struct.pack(">f", x)[:2] + b"\0\0")[0]) for x in f),
+          "openai --bytes-only bf16 big: the upper halves")
+    # Cohere embeddings by type: int8, uint8, binary, ubinary lists
+    cohere = {"id": "c", "embeddings": {"float": [[0.5, 1.5]], "int8": [[-128, 127]], "uint8": [[0, 255]],
+                                        "binary": [[-127]], "ubinary": [[129]]},  # -127 = packed 0x01 - 128
+              "texts": ["a"], "meta": {"api_version": {"version": "2"}}, "response_type": "embeddings_by_type"}
+    cb = json.dumps(cohere).encode()
+    for dt, want in (("f32", [0.5, 1.5]), ("int8", [-128, 127]), ("uint8", [0, 255]),
+                     ("binary", [-1, -1, -1, -1, -1, -1, -1, 1]), ("ubinary", [1, 0, 0, 0, 0, 0, 0, 1])):
+        out, _ = expect(["openai", "--dtype", dt], 0, stdin=cb)
+        check(parse_jsonl(out) == [want], "openai cohere --dtype %s: %r" % (dt, out[:80]))
+    expect(["openai", "--dtype", "f16"], 1, stdin=cb, err_has=["no \"f16\" list", "the keys are: float, int8"])
+    # Voyage/Mistral integer lists, llama.cpp's per-item encoding_format
+    expect(["openai", "--dtype", "int8"], 1, stdin=b'{"data":[{"index":0,"embedding":[1,0.5]}]}',
+           err_has=["data[0].embedding[1]: 0.5 is not an integer (the response is not int8)"])
+    expect(["openai", "--dtype", "uint8"], 1, stdin=b'{"data":[{"index":0,"embedding":[256]}]}',
+           err_has=["256 is out of the uint8 range 0..255"])
+    llama = {"model": "m", "object": "list", "data": [
+        {"embedding": base64.b64encode(struct.pack("<2f", 1.0, -2.5)).decode(), "index": 0, "object": "embedding",
+         "encoding_format": "base64"}]}
+    out, _ = expect(["openai"], 0, stdin=json.dumps(llama).encode())
+    check(parse_jsonl(out) == [[1.0, -2.5]], "openai llama.cpp base64 with encoding_format in the item")
+    # usage errors
+    expect(["openai", "--dtype", "f17"], 2, err_has=["--dtype: 'f17' is not one of"])
+    expect(["openai", "--byte-order", "native"], 2, err_has=["--byte-order: 'native' is not little or big"])
+    expect(["openai", "--bytes-only"], 2, err_has=["--bytes-only needs --dims"])
+    expect(["openai", "--metadata", "a", "--metadata-json", "{}"], 2, err_has=["one or the other"])
+    expect(["openai", "--metadata-json", "{}", "a", "b"], 2, err_has=["take one body"])
+    expect(["openai", "--metadata", path("gone.json"), "-"], 3, err_has=["cannot open"])
+    out, _ = expect(["openai", "--help"], 0, out_has=["--dtype", "--byte-order", "--metadata", "--bytes-only"])
 
 
 def t_npy():
@@ -1188,7 +1267,7 @@ def t_faults():
 
 
 GROUPS = {"help": t_help, "cpu": t_cpu, "encode": t_encode, "decode": t_decode,
-          "inspect": t_inspect, "verify": t_verify, "openai": t_openai, "npy": t_npy,
+          "inspect": t_inspect, "verify": t_verify, "openai": t_openai, "openai_dtype": t_openai_dtype, "npy": t_npy,
           "roundtrip": t_roundtrip, "big": t_big, "tokens": t_tokens, "bench": t_bench,
           "stream": t_stream, "faults": t_faults}
 
