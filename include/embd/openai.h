@@ -1,4 +1,5 @@
-/* embd: OpenAI-compatible /v1/embeddings response bodies -> float vectors.
+/* embd: OpenAI-compatible /v1/embeddings response bodies (and the shapes of the other
+ * embedding servers: vLLM, Cohere, Voyage, Mistral, Jina, llama.cpp, Infinity) -> vectors.
  *
  *   embd_openai_embeddings e;
  *   embd_openai_init(&e);
@@ -26,7 +27,8 @@
  *   {"data": [{"index": <int>, "embedding": <vector>}, ...],
  *    "model": <string>, "usage": {"prompt_tokens": <int>, "total_tokens": <int>}}
  * Each data[] item's `embedding` is decoded by its shape (the request's encoding_format
- * is not needed):
+ * is not needed; its element type is: options.dtype, below). With dtype f32 (zero, the
+ * default):
  *   - an array whose every element is a JSON number: the vector. Each number becomes the
  *     float32 nearest its decimal text, rounded once (to nearest, ties to even), whatever
  *     its form and digit count ("0.50000000000000000000" is 0.5, 800 digits are fine):
@@ -44,6 +46,69 @@
  *     decoded: same vector.
  *   - anything else (null, number, bool, object, an array holding a non-number, an empty
  *     array or string): EMBD_ERR_OPENAI_SHAPE.
+ *
+ * The asked dtype (options.dtype and byte_order: what the request said in vLLM's
+ * embed_dtype / endianness, Cohere's embedding_types, Voyage's and Mistral's output_dtype,
+ * Jina's embedding_type; the decoder cannot tell float16 from bfloat16 bytes, so it is
+ * told, as the SDKs know encoding_format). Every mismatch it can detect is an error at
+ * its place, never a vector of garbage:
+ *   - f32, f16, bf16, fp8-e4m3, fp8-e5m2: a base64 string holds the elements in
+ *     byte_order (vLLM base64; llama.cpp and Infinity send the host's float32, i.e.
+ *     little-endian); its decoded length must be a whole number of elements
+ *     (EMBD_ERR_DTYPE_LENGTH "data[0].embedding: base64: 3071 bytes, not a whole number of
+ *     f16 elements (2 bytes each)"; f32 keeps EMBD_ERR_BASE64_F32_LENGTH). A number array
+ *     is accepted as float32 values (vLLM answers encoding_format float with numbers
+ *     whatever embed_dtype says); kept in the wire dtype (KEEP_DTYPE) each number must be
+ *     a value of that dtype, else EMBD_ERR_OPENAI_DTYPE "data[0].embedding[1]: 0.1 is not
+ *     a f16 value (the response is not f16)".
+ *   - int8, uint8: an array of JSON integers (no fraction, no exponent: "2.0" is not one),
+ *     one per dim, each in -128..127 / 0..255; binary, ubinary: one integer per packed
+ *     byte, 8 dims each (dims = 8 x the array's length), binary in -128..127 (Cohere's,
+ *     Voyage's and Jina's offset binary: the packed byte - 128), ubinary in 0..255. A
+ *     non-integer is EMBD_ERR_OPENAI_DTYPE ("data[0].embedding[1]: 0.5 is not an integer
+ *     (the response is not int8)": float arrays arriving), one out of range
+ *     EMBD_ERR_DTYPE_RANGE ("... 128 is out of the int8 range -128..127"). A base64 string
+ *     holds the bytes themselves (Voyage and Mistral encoding_format base64).
+ *   - float32 output (the default): e->values as always, each element converted exactly by
+ *     embd_to_f32 (embd/convert.h: packed bits give 0/1 for ubinary, -1/+1 for binary).
+ *     With EMBD_OPENAI_KEEP_DTYPE the rows stay in the wire dtype instead: e->data holds
+ *     count rows of e->row_bytes bytes of e->dtype elements in e->byte_order (the asked
+ *     ones; the wire bytes as they came), e->values is NULL.
+ * expected_dims (0 = any) must equal the dims (EMBD_ERR_OPENAI_DIMS), as max_dims bounds
+ * them; both count dims, not bytes (a 1024-dim ubinary vector is 128 bytes).
+ * Unknown dtype, byte_order or flags values are EMBD_ERR_INVALID_ARGUMENT.
+ *
+ * Cohere: a body with "embeddings" instead of "data" (both: EMBD_ERR_OPENAI_SHAPE). An
+ * object (embed v2, response_type "embeddings_by_type": {"float": [[..]], "int8": [[..]],
+ * "uint8", "binary", "ubinary", "base64": ["..."]}) gives the list of the asked dtype's key
+ * (f32: "float", or when there is none "base64", float32 little-endian strings); the other
+ * keys are checked as JSON only. No key for the asked dtype is EMBD_ERR_OPENAI_DTYPE
+ * "embeddings: no \"int8\" list for int8 (the keys are: float, ubinary)". An array (v1,
+ * "embeddings_floats") is the list itself. Vectors are placed by list position, named
+ * "embeddings.int8[3][5]" / "embeddings[3]" in messages; "texts", "meta", "id" are skipped.
+ * Voyage, Mistral, Jina, llama.cpp (which adds a non-standard "encoding_format" key to each
+ * item) and Infinity use data[] as OpenAI does.
+ *
+ * vLLM encoding_format "bytes" (embd_openai_decode_bytes): the body is the vectors back to
+ * back, the HTTP header "metadata" holds JSON {"id", "created", "model", "data": [{"index",
+ * "embed_dtype", "endianness", "start", "end", "shape"}], "usage"} which is read as strictly
+ * as a response body (model and usage as above; offsets and messages are into the metadata:
+ * "... (metadata byte N)"). Each item needs all six fields (EMBD_ERR_OPENAI_METADATA when
+ * one is missing, repeated or ill-typed: index, start and end non-negative integers, shape
+ * a non-empty array of positive integers whose product is the dims, embed_dtype a name
+ * embd_dtype_parse knows, endianness "little", "big" or "native"); embed_dtype other than
+ * the asked dtype, or an endianness little/big other than the asked byte_order (multi-byte
+ * dtypes only; "native" is the server's, which the caller names in byte_order), is
+ * EMBD_ERR_OPENAI_DTYPE; indexes as for data[] (EMBD_ERR_OPENAI_INDEX). The byte ranges
+ * [start, end) must lie in the body, hold exactly their shape (end - start = dims x element
+ * size), and tile the body: no two overlap, and no byte of the body is outside every item
+ * (a gap or trailing bytes would be data nobody described: a truncated or mis-sliced body),
+ * all EMBD_ERR_OPENAI_METADATA. Items may list the ranges in any order; row i is the range
+ * of the item whose index is i.
+ * vLLM "bytes_only" (embd_openai_decode_bytes_only): the same body without metadata, the
+ * caller gives dims; len must be a whole number of dims-element vectors
+ * (EMBD_ERR_DTYPE_LENGTH, offset at the first byte left over), rows in body order.
+ *
  * Vectors are placed by data[].index (0 .. n-1 for n items), not by array position: a
  * missing, non-integer, duplicate or out-of-range index is EMBD_ERR_OPENAI_INDEX. All
  * vectors have one dimensionality (EMBD_ERR_OPENAI_DIMS otherwise, or above max_dims).
@@ -55,8 +120,8 @@
  * malformed `usage` (not an object, prompt_tokens / total_tokens missing or not
  * non-negative integers) is reported as absent (has_usage = 0), not as an error.
  *
- * Errors: on any error e holds no vectors (count = dims = 0, model "", has_usage 0):
- * never a partial result. err->offset is a byte offset into the body (the body's length
+ * Errors: on any error e holds no vectors (count = dims = 0, values = data = NULL, model "",
+ * has_usage 0): never a partial result. err->offset is a byte offset into the body (the body's length
  * when it ends too early) and err->message names the item and place, e.g.
  *   "data[3].embedding: base64: invalid character '*' at 17 (body byte 1234)"
  *   "data[2].embedding[5]: not a number (it is a string) (body byte 880)"
@@ -64,6 +129,9 @@
  *   "JSON: body: expected ',' or '}' after an object member (body byte 57)"
  *   "JSON: data[0]: invalid UTF-8 (byte 0xff) in a string (body byte 50000046)"
  * data[k] is the k-th item of the data array (0-based), whatever its index says.
+ *
+ * The bytes decoders report body-describing faults in the metadata too (its offsets);
+ * only bytes_only's offsets are into the body.
  *
  * The input is never modified and never read past json[len] (options.padding is no
  * longer needed and is ignored; it stays for binary compatibility). Nothing is copied.
@@ -142,7 +210,9 @@ EMBD_API embd_result embd_openai_decode(embd_openai_embeddings *e, const char *j
 /* Stitches the responses of a batch split into chunks, in input order: this response's
  * vectors (placed by its own data[].index 0..n-1) go after those already in e. The dims
  * must match those already there (EMBD_ERR_OPENAI_DIMS). usage is summed (has_usage
- * stays 1 only while every response had one). model: the first non-empty one is kept; a
+ * stays 1 only while every response had one). The options' dtype, byte order and
+ * KEEP_DTYPE must be those of the earlier responses (EMBD_ERR_INVALID_ARGUMENT).
+ * model: the first non-empty one is kept; a
  * response naming a different non-empty model is EMBD_ERR_OPENAI_MODEL. On error e is
  * emptied, earlier chunks included (the stitched result would be incomplete). */
 EMBD_API embd_result embd_openai_append(embd_openai_embeddings *e, const char *json, size_t len,
