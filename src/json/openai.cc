@@ -1167,10 +1167,16 @@ struct run_args {
 embd_result check_options(const embd_openai_options *opt, embd_error *err) {
   if (!opt) return EMBD_OK;
   if (!EMBD_RESERVED_OK(opt)) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
-  if (static_cast<unsigned>(opt->dtype) >= EMBD_DTYPE_COUNT_)
-    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: dtype %u is not a dtype", static_cast<unsigned>(opt->dtype));
-  if (static_cast<unsigned>(opt->byte_order) > EMBD_ORDER_BE)
-    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: byte_order %u is not one", static_cast<unsigned>(opt->byte_order));
+  // Read as integers: in C++ loading an enum object holding a value outside the enum's
+  // range is undefined, and a C caller may have stored anything there.
+  uint32_t t, o;
+  static_assert(sizeof t == sizeof opt->dtype && sizeof o == sizeof opt->byte_order, "32-bit enums");
+  memcpy(&t, &opt->dtype, sizeof t);
+  memcpy(&o, &opt->byte_order, sizeof o);
+  if (t >= EMBD_DTYPE_COUNT_)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: dtype %u is not a dtype", static_cast<unsigned>(t));
+  if (o > EMBD_ORDER_BE)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: byte_order %u is not one", static_cast<unsigned>(o));
   if (opt->flags & ~EMBD_OPENAI_KNOWN_FLAGS)
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: unknown flags 0x%x", static_cast<unsigned>(opt->flags));
   return EMBD_OK;
