@@ -36,6 +36,7 @@ typedef struct dcase {
 
 #include "openai_dtype_oracle.inc"
 
+#ifndef DC_NO_NUMPY
 static embd_result run_case(const dcase *c, embd_openai_embeddings *e, int keep, embd_error *err) {
   embd_openai_options o;
   memset(&o, 0, sizeof o);
@@ -49,6 +50,7 @@ static embd_result run_case(const dcase *c, embd_openai_embeddings *e, int keep,
     default: return embd_openai_decode(e, (const char *)c->body, c->body_len, &o, err);
   }
 }
+#endif
 
 /* Every fixture, as float32 and kept, against numpy's values. */
 static void test_servers_oracle(void **state) {
