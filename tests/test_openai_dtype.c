@@ -384,6 +384,13 @@ static void test_bytes_errors(void **state) {
   const char *m6 = "{\"data\":[" ITEM(0, "float16", "little", 0, 16, 8) "]"; /* no closing '}' */
   meta_err(body, 16, m6, f16, EMBD_ERR_OPENAI_JSON, strlen(m6),
            "JSON: metadata: the metadata ends inside an object (metadata byte %zu)");
+  /* dims: all alike, and within max_dims, checked once the ranges tile the body */
+  const char *m7 = "{\"data\":[" ITEM(0, "float16", "little", 0, 16, 8) "," ITEM(1, "float16", "little", 16, 24, 4) "]}";
+  meta_err(body, 24, m7, f16, EMBD_ERR_OPENAI_DIMS, at(m7, "[4]"), "data[1]: 4 dims, data[0] has 8 (metadata byte %zu)");
+  embd_openai_options f16max = f16;
+  f16max.max_dims = 4;
+  meta_err(body, 32, m, f16max, EMBD_ERR_OPENAI_DIMS, at(m, "[8]"),
+           "data[0]: 8 dims, above max_dims 4 (metadata byte %zu)");
   /* multi-dim shape: dims = the product; single-byte dtypes ignore endianness */
   {
     const char *mm = "{\"data\":[{\"index\":0,\"embed_dtype\":\"fp8_e5m2\",\"endianness\":\"big\",\"start\":0,"

@@ -1090,9 +1090,6 @@ struct decoder {
   embd_result meta_rows(const uint8_t *body, size_t len) {
     for (size_t k = 0; k < n; k++) {
       const meta_item &mi = im->meta[k];
-      // The dims (max_dims, expected_dims, all alike) named by item, in item order; the
-      // rows are written by index below.
-      if (embd_result r = check_dims(k, mi.dims, mi.shape_at)) return r;
       if (mi.end < mi.start || mi.end > len)
         return fail(EMBD_ERR_OPENAI_METADATA, mi.end < mi.start ? mi.end_at : (mi.start > len ? mi.start_at : mi.end_at),
                     "data[%zu]: bytes %llu..%llu are not inside the %zu-byte body", k,
@@ -1127,7 +1124,21 @@ struct decoder {
     }
     if (pos != len)
       return fail(EMBD_ERR_OPENAI_METADATA, 0, "body bytes %llu..%zu are in no item", static_cast<unsigned long long>(pos), len);
-    // Rows: item k's bytes at row index (inv, from finish_items: inv[index] = k).
+    // The dims (max_dims, expected_dims, all alike), only now: the ranges tile the body, so
+    // the rows they allocate are bounded by its length, whatever the metadata claims.
+    // All like data[0]'s first (no allocation yet: one huge item among tiny ones must not
+    // size every row), the first other one in item order reported.
+    if (!n) return EMBD_OK;
+    size_t first = 0, bad = n;
+    for (size_t a = 0; a < n; a++)
+      if (m[a].k == 0) first = a;
+    for (size_t a = 0; a < n; a++)
+      if (m[a].dims != m[first].dims && (bad == n || m[a].k < m[bad].k)) bad = a;
+    if (bad != n)
+      return fail(EMBD_ERR_OPENAI_DIMS, m[bad].shape_at, "data[%zu]: %zu dims, data[0] has %zu", m[bad].k, m[bad].dims,
+                  m[first].dims);
+    if (embd_result r = check_dims(0, m[first].dims, m[first].shape_at)) return r;
+    // Rows: item k's bytes at row index (from finish_items, each index once).
     for (size_t a = 0; a < n; a++) {
       const meta_item &mi = m[a];
       size_t row = im->idx[mi.k].index;
