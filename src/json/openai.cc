@@ -123,6 +123,39 @@ inline bool is_ws(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c ==
 inline bool is_packed(embd_dtype t) { return t == EMBD_DTYPE_BINARY || t == EMBD_DTYPE_UBINARY; }
 inline bool is_integer(embd_dtype t) { return t >= EMBD_DTYPE_INT8 && t <= EMBD_DTYPE_UBINARY; }
 
+// Whether s[0 .. N-1) is the literal (constant size: the compiler inlines the compare).
+template <size_t N>
+inline bool is(const uint8_t *s, const char (&lit)[N]) {
+  return memcmp(s, lit, N - 1) == 0;
+}
+
+// The key s[0 .. m): this runs for every key of every body, so it switches on the length
+// and compares constant-size literals (a table scan with strlen was a measurable part of
+// decoding a small response).
+inline key_id key_of(const uint8_t *s, size_t m) {
+  switch (m) {
+    case 3: return is(s, "end") ? K_END : K_OTHER;
+    case 4: return is(s, "data") ? K_DATA : is(s, "int8") ? K_T_INT8 : K_OTHER;
+    case 5:
+      return is(s, "index")   ? K_INDEX
+             : is(s, "model") ? K_MODEL
+             : is(s, "usage") ? K_USAGE
+             : is(s, "start") ? K_START
+             : is(s, "shape") ? K_SHAPE
+             : is(s, "float") ? K_T_FLOAT
+             : is(s, "uint8") ? K_T_UINT8
+                              : K_OTHER;
+    case 6: return is(s, "binary") ? K_T_BINARY : is(s, "base64") ? K_T_BASE64 : K_OTHER;
+    case 7: return is(s, "ubinary") ? K_T_UBINARY : K_OTHER;
+    case 9: return is(s, "embedding") ? K_EMBEDDING : K_OTHER;
+    case 10: return is(s, "embeddings") ? K_EMBEDDINGS : is(s, "endianness") ? K_ENDIANNESS : K_OTHER;
+    case 11: return is(s, "embed_dtype") ? K_EMBED_DTYPE : K_OTHER;
+    case 12: return is(s, "total_tokens") ? K_TOTAL : K_OTHER;
+    case 13: return is(s, "prompt_tokens") ? K_PROMPT : K_OTHER;
+    default: return K_OTHER;
+  }
+}
+
 struct decoder {
   embd_openai_embeddings *e;
   impl *im;
@@ -155,6 +188,18 @@ struct decoder {
     vsnprintf(m, sizeof m, fmt, ap);
     va_end(ap);
     return embd_fail(err, r, at, "%s (%s byte %zu)", m, text, at);
+  }
+
+  // fail() about vector k: "<its name>: <message>". Names are formatted only here, on
+  // the way out with an error: nothing is formatted on the success path.
+  embd_result efail(embd_result r, size_t at, size_t k, const char *fmt, ...) __attribute__((format(printf, 5, 6))) {
+    char nm[64], m[sizeof err->message];
+    emb_name(nm, sizeof nm, k);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    return fail(r, at, "%s: %s", nm, m);
   }
 
   // "data[3].embedding", "embeddings.int8[3]", "embeddings[3]": vector k's name.
@@ -229,23 +274,7 @@ struct decoder {
       m = embd_json_unescape(s, q - 1, kb, sizeof kb);
       s = kb;
     }
-    if (m <= sizeof kb) {
-      static const struct {
-        const char *name;
-        key_id id = K_OTHER;
-      } names[] = {{"data", K_DATA},          {"model", K_MODEL},
-                   {"usage", K_USAGE},        {"index", K_INDEX},
-                   {"embedding", K_EMBEDDING}, {"prompt_tokens", K_PROMPT},
-                   {"total_tokens", K_TOTAL}, {"embeddings", K_EMBEDDINGS},
-                   {"embed_dtype", K_EMBED_DTYPE}, {"endianness", K_ENDIANNESS},
-                   {"start", K_START},        {"end", K_END},
-                   {"shape", K_SHAPE},        {"float", K_T_FLOAT},
-                   {"int8", K_T_INT8},        {"uint8", K_T_UINT8},
-                   {"binary", K_T_BINARY},    {"ubinary", K_T_UBINARY},
-                   {"base64", K_T_BASE64}};
-      for (const auto &nm : names)
-        if (strlen(nm.name) == m && memcmp(nm.name, s, m) == 0) *id = nm.id;
-    }
+    if (m <= sizeof kb) *id = key_of(s, m);
     p = ws(q, "after a key");
     if (!p) return nullptr;
     if (*p != ':') return embd_json_fault(&j, p, "expected ':' after a key");
@@ -311,28 +340,24 @@ struct decoder {
 
   // The dims of vector k (first vector: sets them, checked against the options), d > 0.
   embd_result check_dims(size_t k, size_t d, size_t at) {
-    char nm[64];
-    if (d == 0 || d != dims) emb_name(nm, sizeof nm, k);
-    if (d == 0) return fail(EMBD_ERR_OPENAI_SHAPE, at, "%s: empty", nm);
+    if (d == 0) return efail(EMBD_ERR_OPENAI_SHAPE, at, k, "empty");
     if (dims == 0) {
       if (opt && opt->max_dims && d > opt->max_dims)
-        return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu dims, above max_dims %u", nm, d,
-                    static_cast<unsigned>(opt->max_dims));
+        return efail(EMBD_ERR_OPENAI_DIMS, at, k, "%zu dims, above max_dims %u", d, static_cast<unsigned>(opt->max_dims));
       if (opt && opt->expected_dims && d != opt->expected_dims)
-        return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu dims, expected_dims is %u", nm, d,
-                    static_cast<unsigned>(opt->expected_dims));
+        return efail(EMBD_ERR_OPENAI_DIMS, at, k, "%zu dims, expected_dims is %u", d,
+                     static_cast<unsigned>(opt->expected_dims));
       dims = d;
       if (keep) {
         if (embd_dtype_bytes(dtype, d, &row_bytes) != EMBD_OK)
-          return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu dims do not fit in memory", nm, d);
+          return efail(EMBD_ERR_OPENAI_DIMS, at, k, "%zu dims do not fit in memory", d);
       } else {
-        if (d > SIZE_MAX / sizeof(float))
-          return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu dims do not fit in memory", nm, d);
+        if (d > SIZE_MAX / sizeof(float)) return efail(EMBD_ERR_OPENAI_DIMS, at, k, "%zu dims do not fit in memory", d);
         row_bytes = d * sizeof(float);
       }
       return grow_rows(base + k + 1);
     }
-    if (d != dims) return fail(EMBD_ERR_OPENAI_DIMS, at, "%s: %zu dims, the others have %zu", nm, d, dims);
+    if (d != dims) return efail(EMBD_ERR_OPENAI_DIMS, at, k, "%zu dims, the others have %zu", d, dims);
     return EMBD_OK;
   }
 
@@ -779,9 +804,11 @@ struct decoder {
   // item order) put in index order. at: the list's byte.
   embd_result finish_items(size_t at, bool permute) {
     size_t want = opt ? opt->expected_count : 0;
-    char ln[48];
-    where(ln, sizeof ln, W_DATA, 0, 0);
-    if (want && n != want) return fail(EMBD_ERR_OPENAI_COUNT, at, "%s: %zu items, expected %zu", ln, n, want);
+    if (want && n != want) {
+      char ln[48];
+      where(ln, sizeof ln, W_DATA, 0, 0);
+      return fail(EMBD_ERR_OPENAI_COUNT, at, "%s: %zu items, expected %zu", ln, n, want);
+    }
     if (!n) return EMBD_OK;
     if (!reserve(&im->inv, &im->inv_cap, n) || !reserve(&im->tmp, &im->tmp_cap, row_bytes ? row_bytes : 1))
       return oom_items(n);
