@@ -218,6 +218,10 @@ rows, exp = vectors("f32", 2, 8)
 body = {"id": "c", "embeddings": {"base64": [b64(r) for r in rows], "int8": [[1] * 8, [2] * 8]},
         "texts": ["a", "b"], "meta": {}, "response_type": "embeddings_by_type"}
 add("cohere by type base64", "DC_JSON", dumps(body), "f32", "le", 2, 8, exp, rows)
+# ... with big-endian asked: Cohere's base64 is little-endian whatever was asked; kept rows
+# come in the asked order
+add("cohere by type base64, be asked", "DC_JSON", dumps(body), "f32", "be", 2, 8, exp,
+    [to_order("f32", r, "be") for r in rows])
 # Cohere v1 "embeddings_floats"
 lst, rows, exp, _ = by_type["float"]
 body = {"id": "v1", "embeddings": lst, "texts": ["hello", "goodbye"], "meta": {"api_version": {"version": "1"}},
@@ -241,7 +245,9 @@ for server, model in (("voyage", "voyage-3.5"), ("mistral", "codestral-embed"), 
             if server == "mistral":
                 body = {"id": "4c1b", "object": "list", "data": body["data"], "model": model,
                         "usage": {"prompt_tokens": 12, "completion_tokens": 0, "total_tokens": 12}}
-            add("%s %s %s" % (server, dt, form), "DC_JSON", dumps(body), dt, "le", 3, 64, exp, rows)
+            # single-byte dtypes: the byte order asked must not matter
+            order = "be" if (server == "voyage" and form == "base64") else "le"
+            add("%s %s %s %s" % (server, dt, form, order), "DC_JSON", dumps(body), dt, order, 3, 64, exp, rows)
 rows, exp = vectors("f32", 2, 8)
 body = {"model": "jina-embeddings-v3", "object": "list", "usage": {"total_tokens": 4, "prompt_tokens": 4},
         "data": [{"object": "embedding", "index": i, "embedding": b64(rows[i])} for i in range(2)]}

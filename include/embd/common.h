@@ -49,7 +49,8 @@ extern "C" {
  * Growing the ABI (options structs). Every options struct (embd_frame_encode_options,
  * embd_frame_decode_options, embd_stream_options, embd_codec_decode_options,
  * embd_codec_reader_options, embd_codec_stream_options, embd_openai_options) ends in
- * reserved room: `uint64_t reserved_[4]` and `void *reserved_ptr_[2]`, which must be zero.
+ * reserved room: `uint64_t reserved_[4]` and `void *reserved_ptr_[2]`, which must be zero
+ * (fewer once fields have taken some: embd_openai_options has `reserved_[2]` since 0.3).
  * Zero-initialize options (`embd_stream_options o = {0};`, designated initializers, memset,
  * or `{}` in C++) and set the fields you want: that is all it costs, and NULL still means
  * "all zero" wherever a function takes NULL. A later release adds a field by taking
