@@ -5,7 +5,13 @@
 // everything else is checked with the strict RFC 8259 pieces of json_strict.h, so a body
 // that is not JSON is an error wherever its fault sits, and every error names its byte.
 // Numbers become float32 through decimal.h (rounded once, at any digit count); base64
-// strings go straight into their row through embd_base64_decode_f32.
+// strings of float32 little-endian go straight into their row through
+// embd_base64_decode_f32. The asked dtype (options.dtype, byte_order) changes only what a
+// vector's text is read as: integer arrays for int8/uint8/packed bits and base64 of any
+// dtype become wire bytes in a scratch row, then one step (emit_bytes) writes the output
+// row, converted by embd_to_f32 or kept. The same walker reads Cohere's "embeddings"
+// lists and a vLLM bytes body's metadata (list_kind), so every text gets one strictness,
+// one set of messages and one fault formatter.
 //
 // Rows are written in item order as the items come (the count is not known before the
 // closing ']'); data[].index may come before or after the embedding in an item, so they
