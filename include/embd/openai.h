@@ -93,13 +93,14 @@
  * back, the HTTP header "metadata" holds JSON {"id", "created", "model", "data": [{"index",
  * "embed_dtype", "endianness", "start", "end", "shape"}], "usage"} which is read as strictly
  * as a response body (model and usage as above; offsets and messages are into the metadata:
- * "... (metadata byte N)"). Each item needs all six fields (EMBD_ERR_OPENAI_METADATA when
- * one is missing, repeated or ill-typed: index, start and end non-negative integers, shape
- * a non-empty array of positive integers whose product is the dims, embed_dtype a name
- * embd_dtype_parse knows, endianness "little", "big" or "native"); embed_dtype other than
- * the asked dtype, or an endianness little/big other than the asked byte_order (multi-byte
- * dtypes only; "native" is the server's, which the caller names in byte_order), is
- * EMBD_ERR_OPENAI_DTYPE; indexes as for data[] (EMBD_ERR_OPENAI_INDEX). The byte ranges
+ * "... (metadata byte N)"). Each item needs all six fields: start and end non-negative
+ * integers, shape a non-empty array of positive integers whose product is the dims,
+ * embed_dtype a name embd_dtype_parse knows, endianness "little", "big" or "native"; one
+ * missing, repeated or ill-typed is EMBD_ERR_OPENAI_METADATA (a missing index too; an
+ * ill-typed, repeated, out-of-range or taken index is EMBD_ERR_OPENAI_INDEX as for data[]).
+ * An embed_dtype other than the asked dtype, or an endianness little/big other than the
+ * asked byte_order (multi-byte dtypes only; "native" is the server's, which the caller
+ * names in byte_order), is EMBD_ERR_OPENAI_DTYPE. The byte ranges
  * [start, end) must lie in the body, hold exactly their shape (end - start = dims x element
  * size), and tile the body: no two overlap, and no byte of the body is outside every item
  * (a gap or trailing bytes would be data nobody described: a truncated or mis-sliced body),
