@@ -3,7 +3,7 @@
 message substrings and exit codes. Run by ctest (tests/CMakeLists.txt, label cli):
 
     test_cli.py EMBD_EXECUTABLE GROUP      GROUP: help cpu encode decode inspect verify
-                                                  openai openai_dtype npy roundtrip big tokens bench
+                                                  openai npy roundtrip big tokens bench
                                                   stream faults | all
 The numpy checks (group npy, partly roundtrip) are skipped, with a message, when numpy
 cannot be imported (Debian: python3-numpy)."""
