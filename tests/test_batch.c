@@ -189,7 +189,7 @@ static void test_decode_errors(void **state) {
   expect(b, 60 + 10, NULL, EMBD_ERR_FRAME_TRUNCATED, 70, "frame 2 at byte 60");
   /* every header field of frame 1 */
   struct { size_t at; uint8_t x; embd_result r; size_t off; } k[] = {
-      {32 + 0, 0x01, EMBD_ERR_FRAME_BAD_MAGIC, 32},    {32 + 4, 0x03, EMBD_ERR_FRAME_BAD_VERSION, 36},
+      {32 + 0, 0x01, EMBD_ERR_FRAME_BAD_MAGIC, 32},    {32 + 4, 0x02, EMBD_ERR_FRAME_BAD_VERSION, 36},
       {32 + 5, 0x80, EMBD_ERR_FRAME_UNKNOWN_FLAGS, 37}, {32 + 7, 0x01, EMBD_ERR_FRAME_BAD_PADDING, 39},
       {32 + 9, 0x01, EMBD_ERR_FRAME_HEADER_CRC, 44},   {32 + 13, 0x01, EMBD_ERR_FRAME_HEADER_CRC, 44}};
   for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
