@@ -824,8 +824,9 @@ static void test_dtype_known_answer(void **state) {
   assert_int_equal(embd_frame_encode_f32(iv, 4, &o, b, sizeof b, &n), EMBD_OK);
   assert_int_equal(n, 20);
   assert_memory_equal(b, i8, 20);
-  const uint8_t ex[16] = {0x45, 0x4d, 0x42, 0x44, 0x02, 0x00, 0x05, 0x00, 0x04, 0x00, 0x00, 0x00};
-  assert_memory_equal(b, ex, 12); /* the header bytes FORMAT.md shows */
+  const uint8_t ex[20] = {0x45, 0x4d, 0x42, 0x44, 0x02, 0x00, 0x05, 0x00, 0x04, 0x00,
+                          0x00, 0x00, 0x68, 0xd6, 0x72, 0x4a, 0xff, 0x02, 0x7f, 0x80};
+  assert_memory_equal(b, ex, 20); /* the bytes docs/FORMAT.md shows */
 }
 
 /* Random elements of a dtype (any bytes are elements). */
