@@ -347,7 +347,7 @@ static void test_dtype_batches(void **state) {
   assert_int_equal(embd_batch_encode_raw(data, rd, rdt, 3, EMBD_ORDER_LE, &o, buf, sizeof buf, &n),
                    EMBD_ERR_INVALID_ARGUMENT);
   /* without dtypes, every frame is opt.dtype */
-  const void *d2[2] = {bits, bits};
+  const void *d2[2] = {bf, bits}; /* 2 and 1 f16 elements: 4 and 2 bytes */
   const size_t dd2[2] = {2, 1};
   assert_int_equal(embd_batch_encode_raw(d2, dd2, NULL, 2, EMBD_ORDER_LE, &o, buf, sizeof buf, &n), EMBD_OK);
   assert_int_equal(n, 4 + 20 + 18);
