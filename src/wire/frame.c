@@ -179,7 +179,6 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   }
   deflateEnd(&z);
   if (r == EMBD_ERR_OUTPUT_TOO_SMALL) *written = bound; /* enough: see embd_frame_size */
-  (void)vb;
   if (r != EMBD_OK) return r;
   if (embd_above_u32(zlen)) return EMBD_ERR_FRAME_DEFLATE;
   embd_wr32le(o + HDR, (uint32_t)zlen);
