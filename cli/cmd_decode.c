@@ -14,8 +14,11 @@
 
 typedef struct dec_ctx {
   cli_sink *sink; /* NULL: verify */
+  int keep;       /* rows in their wire dtype (npy, raw without --as f32) */
   float *buf;
   size_t cap;
+  uint8_t *raw;   /* a frame's elements (keep) */
+  size_t raw_cap;
   int rc;       /* an exit code from the sink (already reported) */
   embd_error ferr;
   embd_result fres;
@@ -25,6 +28,9 @@ typedef struct dec_ctx {
 static float *dec_dest(void *user, uint32_t index, const embd_frame_info *info) {
   dec_ctx *c = user;
   (void)index;
+  /* float32 frames go to floats either way (the direct path); a frame of another dtype
+   * whose elements are kept takes the callback path (embd_batch_frame_decode_raw) */
+  if (c->keep && info->dtype != EMBD_DTYPE_F32) return NULL;
   const size_t need = info->dims ? info->dims : 1;
   if (c->cap < need) {
     float *n = realloc(c->buf, need * sizeof *n);
@@ -38,6 +44,34 @@ static float *dec_dest(void *user, uint32_t index, const embd_frame_info *info) 
 static embd_result dec_frame(void *user, const embd_batch_frame *f) {
   dec_ctx *c = user;
   const float *v = f->values;
+  char what[64];
+  snprintf(what, sizeof what, "frame %lu at byte %llu", (unsigned long)f->index,
+           (unsigned long long)f->offset);
+  if (!v && c->keep && f->info.dtype != EMBD_DTYPE_F32) {
+    if (c->raw_cap < f->info.value_bytes + 1) {
+      uint8_t *n = realloc(c->raw, f->info.value_bytes + 1);
+      if (!n) {
+        c->rc = CLI_EINTERNAL;
+        cli_msg("out of memory");
+        return EMBD_ERR_OUT_OF_MEMORY;
+      }
+      c->raw = n;
+      c->raw_cap = f->info.value_bytes + 1;
+    }
+    const embd_result r = embd_batch_frame_decode_raw(f, c->raw, c->raw_cap, EMBD_ORDER_LE, &c->ferr);
+    if (r) {
+      c->fres = r;
+      return r;
+    }
+    c->frames++;
+    c->values += f->info.dims;
+    const int rc = cli_sink_row_raw(c->sink, c->raw, f->info.dims, (embd_dtype)f->info.dtype, what);
+    if (rc) {
+      c->rc = rc;
+      return EMBD_ERR_INVALID_ARGUMENT;
+    }
+    return EMBD_OK;
+  }
   if (!v) {
     if (!dec_dest(c, f->index, &f->info)) {
       c->rc = CLI_EINTERNAL;
@@ -54,9 +88,6 @@ static embd_result dec_frame(void *user, const embd_batch_frame *f) {
   c->frames++;
   c->values += f->info.dims;
   if (c->sink) {
-    char what[64];
-    snprintf(what, sizeof what, "frame %lu at byte %llu", (unsigned long)f->index,
-             (unsigned long long)f->offset);
     const int rc = cli_sink_row(c->sink, v, f->info.dims, what);
     if (rc) {
       c->rc = rc;
@@ -143,13 +174,19 @@ static const char decode_help[] =
     "\n"
     "Options:\n"
     "  -o, --output FILE  write to FILE (default: stdout)\n"
-    "  -t, --to FORMAT    jsonl  one JSON array per vector (the default); each float32 in its\n"
-    "                            shortest form that reads back to the same bits; NaN and\n"
-    "                            infinities are not JSON numbers: written as null, with a\n"
-    "                            warning on stderr\n"
-    "                     npy    a .npy file, '<f4', shape (count, dims), format 1.0\n"
-    "                     raw    float32 little-endian values back to back\n"
-    "                     (npy and raw need every vector to have the same dims)\n"
+    "  -t, --to FORMAT    jsonl  one JSON array per vector (the default); each value as a\n"
+    "                            float32 in its shortest form that reads back to the same\n"
+    "                            bits (integer dtypes: integers); NaN and infinities are\n"
+    "                            not JSON numbers: written as null, with a warning\n"
+    "                     npy    a .npy file, shape (count, dims), format 1.0, in the\n"
+    "                            frames' own dtype: f32 '<f4', f16 '<f2', int8 '|i1',\n"
+    "                            bf16 '<u2' (its bits: numpy has no bfloat16), and '|u1'\n"
+    "                            (the wire bytes) for uint8, fp8-e4m3, fp8-e5m2 and the\n"
+    "                            packed binary/ubinary (shape (count, dims / 8))\n"
+    "                     raw    the frames' values back to back as the wire has them\n"
+    "                            (little-endian; float32 for f32 frames)\n"
+    "                     (npy and raw need every vector to have the same dims and dtype)\n"
+    "  -a, --as f32       npy and raw: convert every value to float32 ('<f4')\n"
     "  -s, --stream       the input is frames back to back, without the batch count\n"
     "  -d, --dims N       every frame must have N dims\n"
     "  -m, --max-dims N   reject frames above N dims (default 1048576); bounds memory\n"
@@ -163,6 +200,7 @@ static const char decode_help[] =
     "Examples:\n"
     "  embd decode vectors.embd > vectors.jsonl\n"
     "  embd decode --to npy -o vectors.npy vectors.embd\n"
+    "  embd decode --to npy --as f32 -o floats.npy int8.embd\n"
     "  curl -s http://host/embeddings.embd | embd decode --stream --to raw > vecs.f32\n";
 
 int cmd_decode(int argc, char **argv) {
@@ -171,16 +209,26 @@ int cmd_decode(int argc, char **argv) {
                                        {"stream", no_argument, 0, 's'},
                                        {"dims", required_argument, 0, 'd'},
                                        {"max-dims", required_argument, 0, 'm'},
+                                       {"as", required_argument, 0, 'a'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *output = NULL;
   cli_fmt to = CLI_FMT_JSONL;
-  int stream = 0;
+  int stream = 0, as_f32 = 0;
   uint32_t dims = 0, max_dims = CLI_DEFAULT_MAX_DIMS;
   int c;
-  while ((c = getopt_long(argc, argv, "o:t:sd:m:h", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "o:t:sd:m:a:h", opts, NULL)) != -1) {
     switch (c) {
       case 'o': output = optarg; break;
+      case 'a': {
+        embd_dtype as;
+        if (cli_parse_dtype(optarg, "--as", &as)) return CLI_EUSAGE;
+        if (as != EMBD_DTYPE_F32)
+          return cli_usage("--as: only f32 (float32) is offered: '%s' would be a lossy conversion",
+                           cli_esc(optarg));
+        as_f32 = 1;
+        break;
+      }
       case 't':
         if (cli_parse_fmt(optarg, &to) || to == CLI_FMT_EMBD)
           return cli_usage("--to: '%s' is not one of jsonl, npy, raw", cli_esc(optarg));
@@ -215,6 +263,7 @@ int cmd_decode(int argc, char **argv) {
   dec_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   ctx.sink = &sink;
+  ctx.keep = !as_f32 && (to == CLI_FMT_NPY || to == CLI_FMT_RAW);
   if (!(rc = cli_sink_begin(&sink, to, &out, count, NULL))) {
     rc = run_stream(&in, !stream, max_dims, dims, &ctx);
     if (!rc) rc = cli_sink_finish(&sink);
@@ -225,6 +274,7 @@ int cmd_decode(int argc, char **argv) {
   }
   cli_sink_free(&sink);
   free(ctx.buf);
+  free(ctx.raw);
 close_in:
   cli_in_close(&in);
   return rc;

@@ -32,6 +32,14 @@ static const char encode_help[] =
     "                     else by content (\\x93NUMPY: npy, '{': openai, '[': jsonl,\n"
     "                     anything else: raw when --dims is given)\n"
     "  -d, --dims N       vectors of N values (required for raw; checked for the others)\n"
+    "  -t, --dtype TYPE   the frames' element type: f32 (the default: version-1 frames, as\n"
+    "                     the seed codec reads them), f16, bf16, fp8-e4m3, fp8-e5m2, int8,\n"
+    "                     uint8, binary, ubinary (version-2 frames, docs/FORMAT.md); each\n"
+    "                     value converted from float32 (int8/uint8: integers in range\n"
+    "                     only, else an error naming the line or vector and the value;\n"
+    "                     binary/ubinary: bit = value > 0, dims a multiple of 8)\n"
+    "  -r, --ragged       JSON lines of different lengths: each frame its own dims (by\n"
+    "                     default every vector must have the first one's dims)\n"
     "  -z, --compress     zlib-compress each frame's payload (frame flag bit 0)\n"
     "  -l, --level N      zlib level 1..9 (default 6); implies --compress\n"
     "  -c, --payload-crc  add a CRC-32 trailer to each frame (frame flag bit 1)\n"
@@ -65,6 +73,7 @@ static const char encode_help[] =
     "  embd encode vectors.jsonl -o vectors.embd\n"
     "  embd encode --compress --payload-crc data.npy -o data.embd\n"
     "  embd encode --from openai response.json -o response.embd\n"
+    "  embd encode --dtype int8 --ragged quantized.jsonl -o quantized.embd\n"
     "  cat vectors.f32 | embd encode --from raw --dims 768 > vectors.embd\n";
 
 typedef enum in_fmt { IN_AUTO, IN_JSONL, IN_OPENAI, IN_NPY, IN_RAW } in_fmt;
@@ -80,18 +89,60 @@ static int ends_with(const char *s, const char *suffix) {
  * a seekable output behind a placeholder count patched at the end, else to a spill file of
  * float32 values (see spill below) that is replayed behind the count. */
 
-static int row_to_sink(void *ctx, const float *v, uint32_t dims, uint64_t index) {
-  char what[64];
-  snprintf(what, sizeof what, "vector %llu", (unsigned long long)index);
-  return cli_sink_row(ctx, v, dims, what);
+/* Where a row came from, for messages: "NAME:LINE: vector N" (JSON lines), "vector N". */
+static void row_what(char *what, size_t cap, const char *label, uint64_t index, unsigned long line) {
+  if (line)
+    snprintf(what, cap, "%s:%lu: vector %llu", label, line, (unsigned long long)index);
+  else
+    snprintf(what, cap, "vector %llu", (unsigned long long)index);
+}
+
+/* The rows' destination: the sink, with the input's name; count, when not UINT64_MAX, the
+ * rows the first pass counted (the second must meet it: see row_to_sink). */
+typedef struct row_ctx {
+  cli_sink *sink;
+  const char *label;
+  uint64_t count;
+} row_ctx;
+
+static const char changed_msg[] = "%s: the file changed while being read: %llu vectors counted "
+                                  "in the first pass, %s%llu in the second";
+
+static int row_to_sink(void *ctx, const float *v, uint32_t dims, uint64_t index, unsigned long line) {
+  row_ctx *c = ctx;
+  if (c->count != UINT64_MAX && index >= c->count) {
+    /* more rows than counted: the file grew or changed in between (an input error) */
+    cli_msg(changed_msg, c->label, (unsigned long long)c->count, "more than ",
+            (unsigned long long)c->count);
+    return CLI_EDATA;
+  }
+  char what[4200];
+  row_what(what, sizeof what, c->label, index, line);
+  return cli_sink_row(c->sink, v, dims, what);
+}
+
+/* The first pass of a regular file with a dtype: each row converted as the sink will
+ * convert it, so a value the dtype cannot hold fails before anything is written. */
+typedef struct check_ctx {
+  const char *label;
+  embd_dtype dtype;
+  uint8_t *buf;
+  size_t cap;
+} check_ctx;
+
+static int check_row(void *ctx, const float *v, uint32_t dims, uint64_t index, unsigned long line) {
+  check_ctx *c = ctx;
+  char what[4200];
+  row_what(what, sizeof what, c->label, index, line);
+  return cli_row_to_dtype(v, dims, c->dtype, &c->buf, &c->cap, what);
 }
 
 /* jsonl_pass, its data errors printed as NAME:LINE:COL: MSG (suffix appended). */
-static int jl_pass(cli_in *in, const char *label, uint32_t want_dims, uint64_t max_record,
-                   jsonl_row_fn emit, void *ctx, uint64_t *rows, uint32_t *dims,
-                   const char *suffix) {
+static int jl_pass(cli_in *in, const char *label, uint32_t want_dims, int ragged,
+                   uint64_t max_record, jsonl_row_fn emit, void *ctx, uint64_t *rows,
+                   uint32_t *dims, const char *suffix) {
   jsonl_error e;
-  const int rc = jsonl_pass(in, want_dims, max_record, emit, ctx, rows, dims, &e);
+  const int rc = jsonl_pass(in, want_dims, ragged, max_record, emit, ctx, rows, dims, &e);
   if (rc && e.msg[0]) cli_msg("%s:%lu:%lu: %s%s", label, e.line, e.col, e.msg, suffix);
   return rc;
 }
@@ -105,6 +156,11 @@ typedef struct spill {
   uint64_t bytes;
   uint8_t *conv; /* one row as float32 LE */
   size_t conv_cap;
+  int ragged;    /* each row behind its uint32 LE dims (JSON lines of their own dims) */
+  const char *label;
+  embd_dtype dtype; /* rows checked against it as they come (their line is known here) */
+  uint8_t *chk;
+  size_t chk_cap;
 } spill;
 
 static void spill_open(spill *s) {
@@ -145,9 +201,19 @@ static int spill_write(spill *s, const void *p, size_t n) {
   return CLI_OK;
 }
 
-static int spill_row(void *ctx, const float *v, uint32_t dims, uint64_t index) {
+static int spill_row(void *ctx, const float *v, uint32_t dims, uint64_t index, unsigned long line) {
   spill *s = ctx;
-  (void)index;
+  int rc;
+  if (s->dtype != EMBD_DTYPE_F32) {
+    char what[4200];
+    row_what(what, sizeof what, s->label, index, line);
+    if ((rc = cli_row_to_dtype(v, dims, s->dtype, &s->chk, &s->chk_cap, what))) return rc;
+  }
+  if (s->ragged) {
+    const uint8_t d[4] = {(uint8_t)dims, (uint8_t)(dims >> 8), (uint8_t)(dims >> 16),
+                          (uint8_t)(dims >> 24)};
+    if ((rc = spill_write(s, d, 4))) return rc;
+  }
   const size_t n = (size_t)dims * 4;
   if (s->conv_cap < n + 1) {
     uint8_t *c = realloc(s->conv, n + 1);
@@ -188,14 +254,45 @@ static void spill_close(spill *s) {
   if (s->f) fclose(s->f);
   free(s->mem);
   free(s->conv);
+  free(s->chk);
   memset(s, 0, sizeof *s);
 }
 
-/* The batch from the spill: count rows of dims float32 LE values. */
+/* The batch from the spill: count rows of dims float32 LE values (ragged: each row
+ * behind its own uint32 LE dims). */
 static int spill_replay(spill *s, cli_sink *sink, cli_out *out, uint64_t count, uint32_t dims,
                         const embd_frame_encode_options *enc) {
   int rc = cli_sink_begin(sink, CLI_FMT_EMBD, out, count, enc);
   if (rc || (rc = spill_rewind(s))) return rc;
+  row_ctx rcx = {sink, NULL, UINT64_MAX};
+  if (s->ragged) { /* rows one at a time, each of its own size */
+    uint8_t *buf = NULL;
+    float *f = NULL;
+    size_t cap = 0;
+    for (uint64_t i = 0; !rc && i < count; i++) {
+      uint8_t d[4];
+      if ((rc = spill_read(s, d, 4))) break;
+      const uint32_t k = cli_rd32le(d);
+      if (cap < (size_t)k + 1) {
+        uint8_t *nb = realloc(buf, ((size_t)k + 1) * 4);
+        float *nf = nb ? realloc(f, ((size_t)k + 1) * sizeof *nf) : NULL;
+        if (nb) buf = nb;
+        if (nf) f = nf;
+        if (!nb || !nf) {
+          cli_msg("out of memory");
+          rc = CLI_EINTERNAL;
+          break;
+        }
+        cap = (size_t)k + 1;
+      }
+      if ((rc = spill_read(s, buf, (size_t)k * 4))) break;
+      embd_f32_from_le(f, buf, k);
+      rc = row_to_sink(&rcx, f, k, i, 0);
+    }
+    free(buf);
+    free(f);
+    return rc;
+  }
   const size_t row_bytes = (size_t)dims * 4;
   size_t per = row_bytes ? CLI_CHUNK / row_bytes : 1;
   if (per == 0) per = 1;
@@ -210,7 +307,7 @@ static int spill_replay(spill *s, cli_sink *sink, cli_out *out, uint64_t count, 
     if ((rc = spill_read(s, buf, row_bytes * k))) break;
     for (size_t j = 0; j < k && !rc; j++, i++) {
       embd_f32_from_le(f, buf + j * row_bytes, dims);
-      rc = row_to_sink(sink, f, dims, i);
+      rc = row_to_sink(&rcx, f, dims, i, 0);
     }
   }
   free(buf);
@@ -227,29 +324,9 @@ static int in_rewind(cli_in *in, off_t start) {
   return 0;
 }
 
-/* The second pass over a regular file must meet what the first counted: more rows mean
- * the file grew or changed in between (an input error, not an internal one). */
-typedef struct counted_sink {
-  cli_sink *sink;
-  const char *label;
-  uint64_t count;
-} counted_sink;
-
-static const char changed_msg[] = "%s: the file changed while being read: %llu vectors counted "
-                                  "in the first pass, %s%llu in the second";
-
-static int row_to_counted(void *ctx, const float *v, uint32_t dims, uint64_t index) {
-  counted_sink *c = ctx;
-  if (index >= c->count) {
-    cli_msg(changed_msg, c->label, (unsigned long long)c->count, "more than ",
-            (unsigned long long)c->count);
-    return CLI_EDATA;
-  }
-  return row_to_sink(c->sink, v, dims, index);
-}
-
-static int encode_jsonl(cli_in *in, const char *label, uint32_t want_dims, uint64_t max_record,
-                        cli_out *out, cli_sink *sink, const embd_frame_encode_options *enc) {
+static int encode_jsonl(cli_in *in, const char *label, uint32_t want_dims, int ragged,
+                        uint64_t max_record, cli_out *out, cli_sink *sink,
+                        const embd_frame_encode_options *enc) {
   uint64_t rows;
   uint32_t dims;
   int rc;
@@ -258,16 +335,22 @@ static int encode_jsonl(cli_in *in, const char *label, uint32_t want_dims, uint6
     const off_t at = lseek(in->fd, 0, SEEK_CUR), peeked = (off_t)(in->peek_len - in->peek_pos);
     if (at >= peeked) start = at - peeked;
   }
+  const embd_dtype dt = (embd_dtype)enc->dtype;
   if (start >= 0) { /* two passes: validate and count, then encode */
-    if ((rc = jl_pass(in, label, want_dims, max_record, NULL, NULL, &rows, &dims, ""))) return rc;
+    /* float32 needs no values to validate (the fast pass); a dtype converts each row */
+    check_ctx ck = {label, dt, NULL, 0};
+    rc = jl_pass(in, label, want_dims, ragged, max_record, dt != EMBD_DTYPE_F32 ? check_row : NULL,
+                 &ck, &rows, &dims, "");
+    free(ck.buf);
+    if (rc) return rc;
     if (in_rewind(in, start)) {
       cli_msg("%s: cannot seek back to the start: %s", label, strerror(errno));
       return CLI_EIO;
     }
     if ((rc = cli_sink_begin(sink, CLI_FMT_EMBD, out, rows, enc))) return rc;
     uint64_t again;
-    counted_sink cs = {sink, label, rows};
-    rc = jl_pass(in, label, want_dims, max_record, row_to_counted, &cs, &again, &dims,
+    row_ctx cs = {sink, label, rows};
+    rc = jl_pass(in, label, want_dims, ragged, max_record, row_to_sink, &cs, &again, &dims,
                  " (the first pass found it valid: the file changed while being read)");
     if (!rc && again != rows) {
       cli_msg(changed_msg, label, (unsigned long long)rows, "", (unsigned long long)again);
@@ -277,11 +360,15 @@ static int encode_jsonl(cli_in *in, const char *label, uint32_t want_dims, uint6
   }
   if (cli_out_seekable(out)) { /* one pass, the count patched at the end */
     if ((rc = cli_sink_begin(sink, CLI_FMT_EMBD, out, UINT64_MAX, enc))) return rc;
-    return jl_pass(in, label, want_dims, max_record, row_to_sink, sink, &rows, &dims, "");
+    row_ctx one = {sink, label, UINT64_MAX};
+    return jl_pass(in, label, want_dims, ragged, max_record, row_to_sink, &one, &rows, &dims, "");
   }
   spill s;
   spill_open(&s);
-  rc = jl_pass(in, label, want_dims, max_record, spill_row, &s, &rows, &dims, "");
+  s.ragged = ragged;
+  s.label = label;
+  s.dtype = dt;
+  rc = jl_pass(in, label, want_dims, ragged, max_record, spill_row, &s, &rows, &dims, "");
   if (!rc) rc = spill_replay(&s, sink, out, rows, dims, enc);
   spill_close(&s);
   return rc;
@@ -297,6 +384,7 @@ static int encode_raw_pipe(cli_in *in, const char *label, uint32_t dims, cli_out
   const int direct = cli_out_seekable(out);
   spill s;
   int rc = CLI_OK;
+  row_ctx rcx = {sink, label, UINT64_MAX};
   if (direct) rc = cli_sink_begin(sink, CLI_FMT_EMBD, out, UINT64_MAX, enc);
   else spill_open(&s);
   uint8_t *buf = malloc(row * per + 1);
@@ -313,7 +401,7 @@ static int encode_raw_pipe(cli_in *in, const char *label, uint32_t dims, cli_out
     if (direct) {
       for (size_t j = 0; j + row <= got && !rc; j += row, count++) {
         embd_f32_from_le(f, buf + j, dims);
-        rc = row_to_sink(sink, f, dims, count);
+        rc = row_to_sink(&rcx, f, dims, count, 0);
       }
     } else {
       rc = spill_write(&s, buf, got);
@@ -403,6 +491,8 @@ int cmd_encode(int argc, char **argv) {
                                        {"level", required_argument, 0, 'l'},
                                        {"payload-crc", no_argument, 0, 'c'},
                                        {"max-record", required_argument, 0, 'R'},
+                                       {"dtype", required_argument, 0, 't'},
+                                       {"ragged", no_argument, 0, 'r'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *output = NULL;
@@ -410,8 +500,10 @@ int cmd_encode(int argc, char **argv) {
   in_fmt from = IN_AUTO;
   uint32_t want_dims = 0;
   embd_frame_encode_options enc = {.flags = 0, .level = 0};
+  embd_dtype dtype = EMBD_DTYPE_F32;
+  int ragged = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "o:f:d:zl:ch", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "o:f:d:zl:ct:rh", opts, NULL)) != -1) {
     switch (c) {
       case 'o': output = optarg; break;
       case 'f':
@@ -432,6 +524,10 @@ int cmd_encode(int argc, char **argv) {
       case 'R':
         if (cli_parse_max_record(optarg, &max_record)) return CLI_EUSAGE;
         break;
+      case 't':
+        if (cli_parse_dtype(optarg, "--dtype", &dtype)) return CLI_EUSAGE;
+        break;
+      case 'r': ragged = 1; break;
       case 'h': fputs(encode_help, stdout); return CLI_OK;
       default: return cli_usage("unknown or incomplete option");
     }
@@ -444,6 +540,10 @@ int cmd_encode(int argc, char **argv) {
     else if (ends_with(path, ".raw") || ends_with(path, ".f32")) from = IN_RAW;
   }
   if (from == IN_RAW && !want_dims) return cli_usage("--from raw needs --dims N");
+  if (ragged && want_dims) return cli_usage("--ragged and --dims exclude each other");
+  if (ragged && from != IN_AUTO && from != IN_JSONL)
+    return cli_usage("--ragged is for JSON lines (npy, raw and openai vectors have one dims)");
+  enc.dtype = (uint64_t)dtype;
 
   cli_in in;
   int rc = cli_in_open(&in, path);
@@ -477,7 +577,12 @@ int cmd_encode(int argc, char **argv) {
   embd_openai_init(&oa);
 
   if (from == IN_JSONL) {
-    if ((rc = encode_jsonl(&in, label, want_dims, max_record, &out, &sink, &enc))) goto done;
+    if ((rc = encode_jsonl(&in, label, want_dims, ragged, max_record, &out, &sink, &enc))) goto done;
+  } else if (ragged && from != IN_JSONL) {
+    cli_msg("%s: --ragged is for JSON lines; the input is %s", label,
+            from == IN_NPY ? "a .npy array" : from == IN_OPENAI ? "an OpenAI response" : "raw float32");
+    rc = CLI_EUSAGE;
+    goto done;
   } else if (from == IN_RAW && !in.regular) {
     if ((rc = encode_raw_pipe(&in, label, want_dims, &out, &sink, &enc))) goto done;
   } else if (from == IN_OPENAI) { /* a JSON document: read whole */

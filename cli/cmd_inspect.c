@@ -53,10 +53,11 @@ static int br_need(breader *b, size_t n, size_t *avail) {
 
 static const char inspect_help[] =
     "Usage: embd inspect [options] [INPUT]\n"
-    "Prints each frame's header fields: its byte offset, magic, version, flags, dims, the\n"
-    "header CRC stored and computed, the payload CRC (when the frame has one), the\n"
-    "compressed length (zlib frames) and the frame's size; then a summary (frames, bytes,\n"
-    "a histogram of dims and of flags). Stops at the first invalid frame: prints what it\n"
+    "Prints each frame's header fields: its byte offset, magic, version, flags, dims, dtype\n"
+    "(version 1: f32; version 2: byte 6's code), the header CRC stored and computed, the\n"
+    "payload CRC (when the frame has one), the compressed length (zlib frames) and the\n"
+    "frame's size; then a summary (frames, bytes, a histogram of dims, of flags and of\n"
+    "dtypes). Stops at the first invalid frame: prints what it\n"
     "could read of it, the error with frame number (from 0) and byte offset, exit 1.\n"
     "INPUT defaults to - (stdin).\n"
     "\n"
@@ -68,7 +69,7 @@ static const char inspect_help[] =
     "\n"
     "Example:\n"
     "  embd inspect vectors.embd\n"
-    "  frame 0 at byte 4: magic ok, version 1, flags 0x02 (payload-crc), dims 3,\n"
+    "  frame 0 at byte 4: magic ok, version 1, flags 0x02 (payload-crc), dims 3, dtype f32,\n"
     "    header crc 0x1c291ca3 (computed 0x1c291ca3) ok, payload crc 0x... ok, size 32\n";
 
 #define HIST_MAX 16
@@ -100,8 +101,18 @@ static const char *flag_names(unsigned f, char *buf, size_t cap) {
   return buf;
 }
 
+/* The dtype a header names: f32 for version 1, byte 6 for version 2 ("code N" for an
+ * unknown one, which the frame check then reports). */
+static const char *dtype_of(const uint8_t *h, char *buf, size_t cap) {
+  if (h[4] != EMBD_FRAME_VERSION_DTYPE) return "f32";
+  const char *n = embd_dtype_name((embd_dtype)h[6]);
+  if (n) return n;
+  snprintf(buf, cap, "unknown code %u", h[6]);
+  return buf;
+}
+
 static void print_summary(uint64_t frames, uint64_t bytes, int batch, uint32_t count,
-                          const hist *dh, const hist *fh) {
+                          const hist *dh, const hist *fh, const hist *th) {
   printf("summary: %llu frames, %llu bytes", (unsigned long long)frames, (unsigned long long)bytes);
   if (batch) printf(" (batch count %lu)", (unsigned long)count);
   printf("\n  dims:");
@@ -115,6 +126,11 @@ static void print_summary(uint64_t frames, uint64_t bytes, int batch, uint32_t c
   for (int i = 0; i < fh->len; i++)
     printf("%s %s x%llu", i ? "," : "", flag_names(fh->key[i], fb, sizeof fb),
            (unsigned long long)fh->n[i]);
+  printf("\n  dtypes:");
+  if (!th->len) printf(" -");
+  for (int i = 0; i < th->len; i++)
+    printf("%s %s x%llu", i ? "," : "", embd_dtype_name((embd_dtype)th->key[i]),
+           (unsigned long long)th->n[i]);
   printf("\n");
 }
 
@@ -151,11 +167,11 @@ int cmd_inspect(int argc, char **argv) {
   }
   float *vals = NULL;
   size_t vcap = 0;
-  hist dh = {{0}, {0}, 0, 0}, fh = {{0}, {0}, 0, 0};
+  hist dh = {{0}, {0}, 0, 0}, fh = {{0}, {0}, 0, 0}, th = {{0}, {0}, 0, 0};
   uint64_t frames = 0;
   uint32_t count = 0;
   size_t av;
-  char fb[48];
+  char fb[48], tb[32];
   cli_progress pr;
   cli_progress_start(&pr, in.regular ? in.size : 0);
   const embd_frame_decode_options o = {.max_dims = max_dims, .expected_dims = 0, .allow_trailing = 1};
@@ -203,11 +219,11 @@ int cmd_inspect(int argc, char **argv) {
     const uint32_t computed = embd_crc32(0, h, 12);
     const int magic_ok = !memcmp(h, "EMBD", 4);
     if (!summary_only) {
-      printf("frame %lu at byte %llu: magic %s, version %u, flags 0x%02x (%s), dims %lu,\n"
+      printf("frame %lu at byte %llu: magic %s, version %u, flags 0x%02x (%s), dims %lu, dtype %s,\n"
              "  header crc 0x%08lx (computed 0x%08lx) %s",
              (unsigned long)idx, (unsigned long long)off, magic_ok ? "ok" : "BAD", h[4], flags,
-             flag_names(flags, fb, sizeof fb), (unsigned long)dims, (unsigned long)stored,
-             (unsigned long)computed, stored == computed ? "ok" : "MISMATCH");
+             flag_names(flags, fb, sizeof fb), (unsigned long)dims, dtype_of(h, tb, sizeof tb),
+             (unsigned long)stored, (unsigned long)computed, stored == computed ? "ok" : "MISMATCH");
     }
     /* The library says how big the frame is (and checks its header): no second copy of
      * the format's size rules here. */
@@ -260,13 +276,14 @@ int cmd_inspect(int argc, char **argv) {
     }
     hist_add(&dh, dims);
     hist_add(&fh, flags);
+    hist_add(&th, info.dtype);
     frames++;
     b.pos += fsize;
     cli_progress_update(&pr, b.base + b.pos);
   }
   cli_progress_end(&pr);
   fflush(stderr);
-  print_summary(frames, b.base + b.pos, !stream, count, &dh, &fh);
+  print_summary(frames, b.base + b.pos, !stream, count, &dh, &fh, &th);
 out:
   cli_progress_end(&pr);
   free(b.buf);

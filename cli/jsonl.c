@@ -223,8 +223,9 @@ static int lr_next(line_rd *r, const char **ls, const char **le, int *rc) {
   }
 }
 
-int jsonl_pass(cli_in *in, uint32_t want_dims, uint64_t max_record, jsonl_row_fn emit,
-               void *ctx, uint64_t *rows_out, uint32_t *dims_out, jsonl_error *e) {
+int jsonl_pass(cli_in *in, uint32_t want_dims, int ragged, uint64_t max_record,
+               jsonl_row_fn emit, void *ctx, uint64_t *rows_out, uint32_t *dims_out,
+               jsonl_error *e) {
   memset(e, 0, sizeof *e);
   line_rd r;
   int rc = lr_init(&r, in, max_record);
@@ -258,15 +259,17 @@ int jsonl_pass(cli_in *in, uint32_t want_dims, uint64_t max_record, jsonl_row_fn
           rc = CLI_EDATA;
           break;
         }
-      } else if (k != dims) {
+      } else if (k != dims && !ragged) {
         e->line = line;
         e->col = 1;
-        snprintf(e->msg, sizeof e->msg, "%llu values, line %lu had %lu (every vector needs the same dims)",
+        snprintf(e->msg, sizeof e->msg,
+                 "%llu values, line %lu had %lu (every vector needs the same dims; --ragged "
+                 "allows vectors of their own dims)",
                  (unsigned long long)k, first_line, (unsigned long)dims);
         rc = CLI_EDATA;
         break;
       }
-      if (emit && (rc = emit(ctx, v, dims, rows))) break;
+      if (emit && (rc = emit(ctx, v, (uint32_t)k, rows, line))) break;
       rows++;
       if (!(rows & 4095)) cli_progress_update(&pr, in->pos);
     }

@@ -14,10 +14,15 @@
 static const uint8_t npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
 void npy_header_write(uint8_t out[NPY_WRITE_HEADER_SIZE], uint64_t rows, uint64_t cols) {
+  npy_header_write_descr(out, rows, cols, "<f4");
+}
+
+void npy_header_write_descr(uint8_t out[NPY_WRITE_HEADER_SIZE], uint64_t rows, uint64_t cols,
+                            const char *descr) {
   char dict[NPY_WRITE_HEADER_SIZE];
   const int n = snprintf(dict, sizeof dict,
-                         "{'descr': '<f4', 'fortran_order': False, 'shape': (%llu, %llu), }",
-                         (unsigned long long)rows, (unsigned long long)cols);
+                         "{'descr': '%.3s', 'fortran_order': False, 'shape': (%llu, %llu), }",
+                         descr, (unsigned long long)rows, (unsigned long long)cols);
   const size_t hlen = NPY_WRITE_HEADER_SIZE - 10; /* magic 6, version 2, length 2 */
   memcpy(out, npy_magic, 6);
   out[6] = 1;

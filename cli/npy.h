@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Element types accepted on input; output is always NPY_F4LE ('<f4'). */
+/* Element types accepted on input (output: npy_header_write_descr's descr). */
 typedef enum npy_dtype { NPY_F4LE, NPY_F4BE, NPY_F8LE, NPY_F8BE } npy_dtype;
 
 #define NPY_WRITE_HEADER_SIZE 128 /* what npy_header_write produces: a multiple of 64 */
@@ -21,6 +21,9 @@ typedef struct npy_info {
 /* Writes a version 1.0 header for a C-order '<f4' array of shape (rows, cols) into
  * out[NPY_WRITE_HEADER_SIZE] (padded with spaces, ends in '\n'). */
 void npy_header_write(uint8_t out[NPY_WRITE_HEADER_SIZE], uint64_t rows, uint64_t cols);
+/* The same with another descr (3 characters, e.g. "<f2", "|i1"). */
+void npy_header_write_descr(uint8_t out[NPY_WRITE_HEADER_SIZE], uint64_t rows, uint64_t cols,
+                            const char *descr);
 
 /* Parses a header from buf[0 .. len). Returns 0 and fills *info; 1 when more bytes are
  * needed (*need set to the header's full length); -1 on an invalid header (why in err). */

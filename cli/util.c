@@ -702,6 +702,12 @@ int cli_fmt_f32(char *buf, float v) {
 
 /* ---- sinks ---------------------------------------------------------------------------- */
 
+int cli_parse_dtype(const char *s, const char *opt, embd_dtype *out) {
+  if (embd_dtype_parse(s, strlen(s), out) == EMBD_OK) return 0;
+  return cli_usage("%s: '%s' is not a dtype (f32, f16, bf16, fp8-e4m3, fp8-e5m2, int8, uint8, "
+                   "binary, ubinary)", opt, cli_esc(s));
+}
+
 int cli_parse_fmt(const char *s, cli_fmt *out) {
   if (!strcmp(s, "jsonl") || !strcmp(s, "json")) *out = CLI_FMT_JSONL;
   else if (!strcmp(s, "npy")) *out = CLI_FMT_NPY;
@@ -754,28 +760,81 @@ int cli_sink_begin(cli_sink *s, cli_fmt fmt, cli_out *out, uint64_t count,
   return CLI_OK;
 }
 
+const char *cli_npy_descr(embd_dtype dt) {
+  switch (dt) {
+    case EMBD_DTYPE_F32: return "<f4";
+    case EMBD_DTYPE_F16: return "<f2";
+    case EMBD_DTYPE_BF16: return "<u2";
+    case EMBD_DTYPE_INT8: return "|i1";
+    default: return "|u1"; /* uint8, fp8-e4m3, fp8-e5m2, binary, ubinary: the wire bytes */
+  }
+}
+
 static int sink_npy_header(cli_sink *s, uint64_t rows) {
   uint8_t h[NPY_WRITE_HEADER_SIZE];
-  npy_header_write(h, rows, s->have_dims ? s->dims : 0);
+  uint64_t cols = s->have_dims ? s->dims : 0;
+  if (embd_dtype_bits(s->dtype) == 1) cols /= 8; /* packed bits: a row is dims / 8 bytes */
+  npy_header_write_descr(h, rows, cols, cli_npy_descr(s->dtype));
   return cli_out_write(s->out, h, sizeof h);
 }
 
-int cli_sink_row(cli_sink *s, const float *v, uint32_t dims, const char *what) {
+static int packed_dims_error(const char *what, uint32_t dims, embd_dtype dt) {
+  cli_msg("%s: %lu dims: %s packs 8 values a byte, the dims must be a multiple of 8", what,
+          (unsigned long)dims, embd_dtype_name(dt));
+  return CLI_EDATA;
+}
+
+int cli_row_to_dtype(const float *v, uint32_t dims, embd_dtype dt, uint8_t **buf, size_t *cap,
+                     const char *what) {
+  size_t vb;
+  embd_result r = embd_dtype_bytes(dt, dims, &vb);
+  if (r == EMBD_ERR_DTYPE_LENGTH) return packed_dims_error(what, dims, dt);
+  if (r || grow(buf, cap, vb + 1)) {
+    cli_msg("out of memory");
+    return CLI_EINTERNAL;
+  }
+  embd_error err;
+  r = embd_from_f32(*buf, v, dims, dt, EMBD_ORDER_LE, &err);
+  if (r) {
+    cli_msg("%s: %s", what, err.message);
+    return cli_exit_for(r);
+  }
+  return CLI_OK;
+}
+
+/* One row: floats v (raw NULL) or elements of dt at raw. */
+static int sink_row(cli_sink *s, const float *v, const void *raw, embd_dtype dt, uint32_t dims,
+                    const char *what) {
   int rc;
   if (!s->have_dims) {
     s->dims = dims;
+    s->dtype = dt;
     s->have_dims = 1;
     if (s->fmt == CLI_FMT_NPY && (rc = sink_npy_header(s, s->count == UINT64_MAX ? 0 : s->count)))
       return rc;
-  } else if (dims != s->dims && s->fmt != CLI_FMT_JSONL && s->fmt != CLI_FMT_EMBD) {
-    cli_msg("%s has %lu dims, the first vector had %lu: %s output needs one dims for all", what,
-            (unsigned long)dims, (unsigned long)s->dims, s->fmt == CLI_FMT_NPY ? "npy" : "raw");
-    return CLI_EDATA;
+  } else if (s->fmt == CLI_FMT_NPY || s->fmt == CLI_FMT_RAW) {
+    if (dims != s->dims) {
+      cli_msg("%s has %lu dims, the first vector had %lu: %s output needs one dims for all", what,
+              (unsigned long)dims, (unsigned long)s->dims, s->fmt == CLI_FMT_NPY ? "npy" : "raw");
+      return CLI_EDATA;
+    }
+    if (dt != s->dtype) {
+      cli_msg("%s is %s, the first vector was %s: %s output needs one dtype for all (--as f32 "
+              "converts every vector to float32)", what, embd_dtype_name(dt),
+              embd_dtype_name(s->dtype), s->fmt == CLI_FMT_NPY ? "npy" : "raw");
+      return CLI_EDATA;
+    }
   }
   s->rows++;
+  size_t vb = 0;
+  if (raw && embd_dtype_bytes(dt, dims, &vb)) { /* a frame's own data: cannot fail */
+    cli_msg("internal error: %s: %lu dims of %s", what, (unsigned long)dims, embd_dtype_name(dt));
+    return CLI_EINTERNAL;
+  }
   switch (s->fmt) {
     case CLI_FMT_NPY:
     case CLI_FMT_RAW:
+      if (raw) return cli_out_write(s->out, raw, vb);
       if (grow(&s->scratch, &s->scratch_cap, (size_t)dims * 4 + 1)) goto oom;
       embd_f32_to_le(s->scratch, v, dims);
       return cli_out_write(s->out, s->scratch, (size_t)dims * 4);
@@ -785,13 +844,24 @@ int cli_sink_row(cli_sink *s, const float *v, uint32_t dims, const char *what) {
         cli_msg("%s: more than 4294967295 vectors: an EMBD batch holds at most 4294967295", what);
         return CLI_EDATA;
       }
-      embd_result r = embd_frame_size(dims, s->enc.flags, &cap);
+      /* float rows take the options' dtype: converted here, so that a value the dtype
+       * cannot hold is named (embd_from_f32's element), then written as it is */
+      const embd_dtype fdt = raw ? dt : (embd_dtype)s->enc.dtype;
+      embd_result r = embd_frame_size_dtype(dims, fdt, s->enc.flags, &cap);
+      if (r == EMBD_ERR_DTYPE_LENGTH) return packed_dims_error(what, dims, fdt);
       if (r) {
         cli_msg("%s: %s", what, embd_strerror(r));
         return cli_exit_for(r);
       }
+      if (!raw && fdt != EMBD_DTYPE_F32) {
+        if ((rc = cli_row_to_dtype(v, dims, fdt, &s->conv8, &s->conv8_cap, what))) return rc;
+        raw = s->conv8;
+      }
       if (grow(&s->scratch, &s->scratch_cap, cap)) goto oom;
-      r = embd_frame_encode_f32(v, dims, &s->enc, s->scratch, cap, &n);
+      embd_frame_encode_options o = s->enc;
+      o.dtype = 0;
+      r = raw ? embd_frame_encode_raw(raw, dims, fdt, EMBD_ORDER_LE, &o, s->scratch, cap, &n)
+              : embd_frame_encode_f32(v, dims, &o, s->scratch, cap, &n);
       if (r) {
         cli_msg("%s: encoding the frame: %s", what, embd_strerror(r));
         return cli_exit_for(r);
@@ -799,6 +869,16 @@ int cli_sink_row(cli_sink *s, const float *v, uint32_t dims, const char *what) {
       return cli_out_write(s->out, s->scratch, n);
     }
     case CLI_FMT_JSONL: {
+      if (raw) { /* every value of every dtype is a float32: exact */
+        if (s->conv_cap < (size_t)dims + 1) {
+          float *c = realloc(s->conv, ((size_t)dims + 1) * sizeof *c);
+          if (!c) goto oom;
+          s->conv = c;
+          s->conv_cap = (size_t)dims + 1;
+        }
+        if (embd_to_f32(s->conv, raw, dims, dt, EMBD_ORDER_LE)) goto oom;
+        v = s->conv;
+      }
       if (grow((uint8_t **)&s->line, &s->line_cap, (size_t)dims * 18 + 4)) goto oom;
       char *p = s->line;
       *p++ = '[';
@@ -823,6 +903,16 @@ int cli_sink_row(cli_sink *s, const float *v, uint32_t dims, const char *what) {
 oom:
   cli_msg("out of memory");
   return CLI_EINTERNAL;
+}
+
+int cli_sink_row(cli_sink *s, const float *v, uint32_t dims, const char *what) {
+  return sink_row(s, v, NULL, EMBD_DTYPE_F32, dims, what);
+}
+
+int cli_sink_row_raw(cli_sink *s, const void *data, uint32_t dims, embd_dtype dtype,
+                     const char *what) {
+  static const uint8_t none[1] = {0}; /* 0 dims: a row with no bytes is still a raw row */
+  return sink_row(s, NULL, data ? data : none, dtype, dims, what);
 }
 
 int cli_sink_finish(cli_sink *s) {
@@ -868,6 +958,10 @@ int cli_sink_finish(cli_sink *s) {
 void cli_sink_free(cli_sink *s) {
   free(s->scratch);
   free(s->line);
+  free(s->conv);
+  free(s->conv8);
   s->scratch = NULL;
   s->line = NULL;
+  s->conv = NULL;
+  s->conv8 = NULL;
 }

@@ -1,11 +1,15 @@
 /* Fuzz target for the one-shot batch decoder: arbitrary bytes through embd_batch_iter_init
  * and embd_batch_next with a few option sets (none; a dims maximum; an expected dims
  * value; the same bytes at an odd address), every frame's floats decoded with
- * embd_batch_frame_decode. None may crash or read outside the input; errors are sticky
- * and carry their result and a message; frames are contiguous; an uncompressed frame that
- * embd_batch_next accepted always decodes, to the same bits as embd_frame_decode of its
- * bytes; a batch that decodes completely with no compressed frame re-encodes to the same
- * bytes (per frame, and with embd_batch_begin/append/finish when all flags agree).
+ * embd_batch_frame_decode and its wire elements with embd_batch_frame_decode_raw. None may
+ * crash or read outside the input; errors are sticky and carry their result and a
+ * message; frames are contiguous; an uncompressed frame that embd_batch_next accepted
+ * always decodes, to the same bits as embd_frame_decode of its bytes, and its floats are
+ * embd_to_f32 of its elements (any dtype); a batch that decodes completely with no
+ * compressed frame re-encodes from the elements to the same bytes (per frame with
+ * embd_frame_encode_raw, and with embd_batch_begin/append_raw/finish when all flags
+ * agree; version-2 frames saying f32 re-encode as version 1, so such batches are not
+ * compared).
  *
  * Input: the batch itself (uint32 LE count + frames, no prefix), so the seed corpus
  * fuzz/corpus/batch/ is plain batches (python3 fuzz/gen_batch_corpus.py).
@@ -30,7 +34,9 @@ static void die(const char *what, int got, int want) {
 typedef struct {
   uint32_t dims;
   unsigned flags;
-  float *v; /* NULL when not decoded */
+  embd_dtype dtype;
+  float *v;     /* NULL when not decoded */
+  uint8_t *raw; /* the elements, LE; with v */
 } rec;
 
 static void check(const uint8_t *data, size_t size, const embd_frame_decode_options *opt) {
@@ -58,7 +64,10 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
     rec *c = &recs[n++];
     c->dims = f.info.dims;
     c->flags = f.info.flags;
+    c->dtype = (embd_dtype)f.info.dtype;
+    if (f.info.dtype >= EMBD_DTYPE_COUNT_) die("dtype", f.info.dtype, 0);
     if (f.info.flags & EMBD_FRAME_ZLIB) all_plain = 0;
+    if (f.info.version == 2 && f.info.dtype == EMBD_DTYPE_F32) all_plain = 0;
     if (c->flags != recs[0].flags) uniform = 0;
     if (f.info.dims > MAX_DECODE_DIMS) {
       all_plain = 0; /* not decoded, so not re-encodable */
@@ -83,8 +92,16 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
     embd_result fr = embd_frame_decode(f.data, f.info.frame_size, NULL, w, f.info.dims, NULL, NULL);
     if (fr != EMBD_OK) die("embd_frame_decode of a batch frame", fr, EMBD_OK);
     if (f.info.dims && memcmp(v, w, (size_t)f.info.dims * 4) != 0) die("batch vs frame bits", 1, 0);
+    /* The elements kept: the floats are their conversion. */
+    uint8_t *raw = malloc(f.info.value_bytes + 1);
+    if (!raw) abort();
+    dr = embd_batch_frame_decode_raw(&f, raw, f.info.value_bytes, EMBD_ORDER_LE, &derr);
+    if (dr != EMBD_OK) die("frame_decode_raw after frame_decode", dr, EMBD_OK);
+    if (embd_to_f32(w, raw, f.info.dims, c->dtype, EMBD_ORDER_LE) != EMBD_OK) die("to_f32", 1, 0);
+    if (f.info.dims && memcmp(v, w, (size_t)f.info.dims * 4) != 0) die("floats vs to_f32(raw)", 1, 0);
     free(w);
     c->v = v;
+    c->raw = raw;
   }
   if (r == EMBD_OK) die("next returned OK after the loop", r, EMBD_BATCH_END);
   if (r != EMBD_BATCH_END) {
@@ -109,7 +126,8 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
     for (size_t i = 0; i < n; i++) {
       embd_frame_encode_options eo = {.flags = recs[i].flags, .level = 0};
       size_t w;
-      embd_result er = embd_frame_encode_f32(recs[i].v, recs[i].dims, &eo, re + pos, size - pos, &w);
+      embd_result er = embd_frame_encode_raw(recs[i].raw, recs[i].dims, recs[i].dtype, EMBD_ORDER_LE,
+                                             &eo, re + pos, size - pos, &w);
       if (er != EMBD_OK) die("frame re-encode", er, EMBD_OK);
       pos += w;
     }
@@ -120,7 +138,7 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
       memset(re, 0, size);
       embd_result er = embd_batch_begin(&enc, (uint32_t)n, &eo, re, size);
       for (size_t i = 0; er == EMBD_OK && i < n; i++)
-        er = embd_batch_append_f32(&enc, recs[i].v, recs[i].dims);
+        er = embd_batch_append_raw(&enc, recs[i].raw, recs[i].dims, recs[i].dtype, EMBD_ORDER_LE);
       size_t w = 0;
       if (er == EMBD_OK) er = embd_batch_finish(&enc, &w);
       if (er != EMBD_OK) die("batch re-encode", er, EMBD_OK);
@@ -128,7 +146,7 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
     }
     free(re);
   }
-  for (size_t i = 0; i < n; i++) free(recs[i].v);
+  for (size_t i = 0; i < n; i++) free(recs[i].v), free(recs[i].raw);
   free(recs);
 }
 

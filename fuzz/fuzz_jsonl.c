@@ -10,7 +10,9 @@
  *     column inside that line (or one past its end);
  *   - success means every line is at most max_record bytes;
  *   - what parses re-encodes: the stored vectors printed as JSON lines with cli_fmt_f32
- *     (what `embd decode` writes) parse back to the same float32 bits.
+ *     (what `embd decode` writes) parse back to the same float32 bits;
+ *   - the ragged pass (`embd encode --ragged`: vectors of their own dims) accepts every
+ *     text the uniform pass accepts, with the same rows and first dims.
  * Input layout:
  *   byte 0   bits 0-1: max_record: 0 default (256 MiB), 1: 1 + byte 1, 2: 64 + 16 * byte 1,
  *            3: unlimited; bit 2: want_dims = byte 2 (0: none)
@@ -66,9 +68,10 @@ typedef struct store {
   uint32_t dims;
 } store;
 
-static int keep(void *ctx, const float *v, uint32_t dims, uint64_t index) {
+static int keep(void *ctx, const float *v, uint32_t dims, uint64_t index, unsigned long line) {
   store *s = ctx;
   (void)index;
+  if (line < 1) die("row on line 0");
   s->dims = dims;
   if (!dims) return CLI_OK; /* "[]": v may be NULL */
   if (s->cap - s->len < dims) {
@@ -119,10 +122,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t rows1, rows2;
   uint32_t dims1, dims2;
   make_in(&in, text, n);
-  const int rc1 = jsonl_pass(&in, want, max, NULL, NULL, &rows1, &dims1, &e1);
+  const int rc1 = jsonl_pass(&in, want, 0, max, NULL, NULL, &rows1, &dims1, &e1);
   store s = {NULL, 0, 0, 0};
   make_in(&in, text, n);
-  const int rc2 = jsonl_pass(&in, want, max, keep, &s, &rows2, &dims2, &e2);
+  const int rc2 = jsonl_pass(&in, want, 0, max, keep, &s, &rows2, &dims2, &e2);
+  /* --ragged accepts every input the uniform pass accepts, with the same rows, and
+   * stores every value of the lines it reads */
+  {
+    jsonl_error e4;
+    uint64_t rows4;
+    uint32_t dims4;
+    store s4 = {NULL, 0, 0, 0};
+    make_in(&in, text, n);
+    const int rc4 = jsonl_pass(&in, 0, 1, max, keep, &s4, &rows4, &dims4, &e4);
+    if (rc1 == CLI_OK && want == 0 && (rc4 != CLI_OK || rows4 != rows1 || dims4 != dims1))
+      die("the ragged pass refuses or differs from a uniform input");
+    if (rc4 != CLI_OK && rc4 != CLI_EDATA) die("ragged pass: not CLI_OK nor CLI_EDATA");
+    free(s4.v);
+  }
   if (rc1 != CLI_OK && rc1 != CLI_EDATA) die("validating pass: not CLI_OK nor CLI_EDATA");
   if (rc1 != rc2 || rows1 != rows2 || dims1 != dims2) die("validating and storing passes differ");
   if (memcmp(&e1, &e2, sizeof e1)) {
@@ -160,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint64_t rows3;
     uint32_t dims3;
     make_in(&in, out, w);
-    const int rc3 = jsonl_pass(&in, 0, UINT64_MAX, keep, &s2, &rows3, &dims3, &e3);
+    const int rc3 = jsonl_pass(&in, 0, 0, UINT64_MAX, keep, &s2, &rows3, &dims3, &e3);
     if (rc3 != CLI_OK || rows3 != rows1 || s2.len != s.len ||
         (s.len && memcmp(s.v, s2.v, s.len * sizeof *s.v)))
       die("the re-encoded JSON lines do not read back to the same bits");

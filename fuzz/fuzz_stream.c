@@ -1,10 +1,11 @@
 /* Fuzz target for the stream decoder against the one-shot batch decoder.
  *
  * Input: byte 0 picks max_dims (1 << (b0 % 12)) ; bytes 1-2 (LE) seed the chunk
- * boundaries (bits 0-8) and the way out (bits 9-15 % 3: on_frame only, dest for every
- * frame, dest for every other frame); the rest is the batch (count + frames). The batch is fed to the stream
+ * boundaries (bits 0-8) and the way out (bits 9-15 % 5: on_frame only, dest for every
+ * frame, dest for every other frame, dest_raw for every frame or every other: frames of
+ * every dtype, converted to floats or kept); the rest is the batch (count + frames). The batch is fed to the stream
  * decoder in chunks of fuzzer-chosen sizes (from the seed) and must give the same frames
- * (offsets, dims, flags, value bits) and the same result and error offset as
+ * (offsets, dims, flags, dtypes, value bits) and the same result and error offset as
  * embd_batch_iter over the whole buffer, except where the stream cannot know better:
  * a batch count too large for the input (the batch decoder's EMBD_ERR_BATCH_COUNT; the
  * stream must still fail) and a compressed frame larger than the stream's buffer
@@ -48,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   bu_rec a, s;
   embd_frame_decode_options o = {.max_dims = max_dims, .expected_dims = 0, .allow_trailing = 0};
   bu_batch(b, len, &o, &a);
-  bu_stream_mode(b, len, max_dims, cuts, n, (int)(seed >> 9) % 3, &s);
+  bu_stream_mode(b, len, max_dims, cuts, n, (int)(seed >> 9) % 5, &s);
   free(cuts);
 
   if (a.result == EMBD_ERR_BATCH_COUNT) {

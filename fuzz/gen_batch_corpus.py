@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpus fuzz/corpus/batch/: plain batches (uint32 LE count + frames) of
-every flag combination and a few broken ones. Deterministic:
+every flag combination, batches of version-2 frames of every dtype with their own dims,
+and a few broken ones. Deterministic:
     python3 fuzz/gen_batch_corpus.py
 """
 import os
@@ -8,7 +9,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_frame_corpus import frame  # noqa: E402
+from gen_frame_corpus import DTYPES, dtype_payload, frame, frame_v2  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "batch")
 
@@ -34,6 +35,12 @@ def main():
         "trailing": batch(f[:2]) + b"\x00",
         "dims16_zlib": batch([frame([float(i) for i in range(16)], flags=1)] * 3),
         "too_small": b"\x01\x00",
+        # every dtype once, dims 8 * (code + 1), flags cycling: frames of their own dims
+        "dtypes_all": batch([frame_v2(c, 8 * (c + 1), dtype_payload(b, 8 * (c + 1), c), flags=c % 4)
+                             for c, _, b in DTYPES]),
+        "dtypes_f32_then_f16": batch([f[0], frame_v2(1, 3, dtype_payload(16, 3))]),
+        "dtypes_bad_code": batch([f[0], frame_v2(1, 3, dtype_payload(16, 3))[:6] + b"\x0b"
+                                  + frame_v2(1, 3, dtype_payload(16, 3))[7:]]),
     }
     for name, body in sorted(cases.items()):
         with open(os.path.join(OUT, name), "wb") as fh:

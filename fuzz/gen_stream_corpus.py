@@ -9,7 +9,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_frame_corpus import frame  # noqa: E402
+from gen_frame_corpus import DTYPES, dtype_payload, frame, frame_v2  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "stream")
 
@@ -32,6 +32,11 @@ def main():
         "bad_magic_1": batch([f[0], b"XMBD" + f[1][4:]]),
         "trailing": batch(f[:2]) + b"\x00",
         "dims16_zlib": batch([frame([float(i) for i in range(16)], flags=1)] * 3),
+        # version-2 frames of every dtype (the stream's dest and dest_raw paths)
+        "dtypes_all": batch([frame_v2(c, 8 * (c + 1), dtype_payload(b, 8 * (c + 1), c), flags=c % 4)
+                             for c, _, b in DTYPES]),
+        "dtypes_big": batch([frame_v2(c, 64, dtype_payload(b, 64, c), flags=(c + 1) % 4)
+                             for c, _, b in DTYPES]),
     }
     for i, (name, body) in enumerate(sorted(cases.items())):
         for sel, seed in ((3, i), (5, 256 + 3 * i)):

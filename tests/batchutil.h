@@ -1,6 +1,8 @@
 /* Shared by test_batch.c and test_stream.c: decode a batch one-shot (embd_batch_iter) or
  * through the stream decoder in given chunks, into a comparable record: every frame's
- * offset, dims, flags and value bits, and the final result with its offset. */
+ * offset, dims, flags and dtype, its values as float bits (any dtype, converted), and the
+ * final result with its offset. The raw paths (embd_batch_frame_decode_raw, the stream's
+ * dest_raw) are recorded through embd_to_f32 of their elements, so they compare too. */
 #ifndef EMBD_TEST_BATCHUTIL_H
 #define EMBD_TEST_BATCHUTIL_H
 
@@ -13,7 +15,7 @@
 typedef struct bu_rec {
   size_t nframes, nvals, cap_frames, cap_vals;
   size_t *offset;
-  uint32_t *dims, *flags;
+  uint32_t *dims, *flags; /* flags: info.flags | info.dtype << 8 */
   uint32_t *vals; /* all frames' value bits, back to back */
   embd_result result;
   size_t err_offset;
@@ -36,7 +38,15 @@ static inline void *bu_grow(void *p, size_t *cap, size_t need, size_t elt) {
   return q;
 }
 
-/* Records a frame; decodes its values. Returns the decode result. */
+static inline embd_byte_order bu_host_order(void) {
+  const uint16_t one = 1;
+  uint8_t b;
+  memcpy(&b, &one, 1);
+  return b ? EMBD_ORDER_LE : EMBD_ORDER_BE;
+}
+
+/* Records a frame; decodes its values (and checks that the raw decode, converted, gives
+ * the same floats). Returns the decode result. */
 static inline embd_result bu_add(bu_rec *r, const embd_batch_frame *f) {
   size_t c1 = r->cap_frames;
   r->offset = (size_t *)bu_grow(r->offset, &c1, r->nframes + 1, sizeof *r->offset);
@@ -53,9 +63,19 @@ static inline embd_result bu_add(bu_rec *r, const embd_batch_frame *f) {
     r->decode_failed = 1;
     return d;
   }
+  /* the dtype kept: the same values once converted, the same error otherwise (none) */
+  uint8_t *raw = (uint8_t *)malloc(f->info.value_bytes + 1);
+  float *conv = (float *)malloc(((size_t)f->info.dims + 1) * sizeof *conv);
+  if (!raw || !conv) abort();
+  if (embd_batch_frame_decode_raw(f, raw, f->info.value_bytes, bu_host_order(), &e) != EMBD_OK ||
+      embd_to_f32(conv, raw, f->info.dims, (embd_dtype)f->info.dtype, bu_host_order()) != EMBD_OK ||
+      (f->info.dims && memcmp(conv, r->vals + r->nvals, (size_t)f->info.dims * 4) != 0))
+    abort();
+  free(raw);
+  free(conv);
   r->offset[r->nframes] = f->offset;
   r->dims[r->nframes] = f->info.dims;
-  r->flags[r->nframes] = f->info.flags;
+  r->flags[r->nframes] = f->info.flags | (uint32_t)f->info.dtype << 8;
   r->nframes++;
   r->nvals += f->info.dims;
   return EMBD_OK;
@@ -78,11 +98,27 @@ static inline void bu_batch(const uint8_t *buf, size_t len, const embd_frame_dec
   memcpy(r->message, e.message, sizeof r->message);
 }
 
-/* A frame the stream decoded into bu_dest's place: record it without decoding. */
+/* The raw destination of the frame being decoded (one at a time: dest_raw, then its
+ * callback), poisoned like bu_dest's. */
+static uint8_t *bu_raw_place;
+
+/* A frame the stream decoded into bu_dest's (or bu_raw_dest's) place: record it without
+ * decoding (raw: converted to floats here). */
 static inline embd_result bu_cb(void *user, const embd_batch_frame *f) {
   bu_rec *r = (bu_rec *)user;
-  if (!f->values) return bu_add(r, f);
-  if (f->values != (const float *)(const void *)(r->vals + r->nvals)) abort();
+  if (f->values && f->raw_values) abort();
+  if (!f->values && !f->raw_values) return bu_add(r, f);
+  if (f->raw_values) {
+    if (f->raw_values != bu_raw_place) abort();
+    r->vals = (uint32_t *)bu_grow(r->vals, &r->cap_vals, r->nvals + f->info.dims + 1, 4);
+    if (embd_to_f32((float *)(void *)(r->vals + r->nvals), f->raw_values, f->info.dims,
+                    (embd_dtype)f->info.dtype, bu_host_order()) != EMBD_OK)
+      abort();
+    free(bu_raw_place);
+    bu_raw_place = NULL;
+  } else if (f->values != (const float *)(const void *)(r->vals + r->nvals)) {
+    abort();
+  }
   if (f->data && f->data + 16 != f->payload) abort();
   size_t c1 = r->cap_frames;
   r->offset = (size_t *)bu_grow(r->offset, &c1, r->nframes + 1, sizeof *r->offset);
@@ -91,7 +127,7 @@ static inline embd_result bu_cb(void *user, const embd_batch_frame *f) {
   r->flags = (uint32_t *)bu_grow(r->flags, &r->cap_frames, r->nframes + 1, sizeof *r->flags);
   r->offset[r->nframes] = f->offset;
   r->dims[r->nframes] = f->info.dims;
-  r->flags[r->nframes] = f->info.flags;
+  r->flags[r->nframes] = f->info.flags | (uint32_t)f->info.dtype << 8;
   r->nframes++;
   r->nvals += f->info.dims;
   return EMBD_OK;
@@ -113,12 +149,25 @@ static inline float *bu_dest(void *user, uint32_t index, const embd_frame_info *
   return (float *)(void *)(c->r->vals + c->r->nvals);
 }
 
+/* dest_raw: a fresh allocation per frame (mode 3: every frame; mode 4: even frames). */
+static inline void *bu_raw_dest(void *user, uint32_t index, const embd_frame_info *info) {
+  bu_dest_ctx *c = (bu_dest_ctx *)user;
+  if (c->mode == 4 && index % 2) return NULL;
+  if (index != c->r->nframes) abort();
+  free(bu_raw_place); /* a frame whose stream failed after dest_raw */
+  bu_raw_place = (uint8_t *)malloc(info->value_bytes + 1);
+  if (!bu_raw_place) abort();
+  memset(bu_raw_place, 0xA5, info->value_bytes);
+  return bu_raw_place;
+}
+
 static inline embd_result bu_dest_cb(void *user, const embd_batch_frame *f) {
   return bu_cb(((bu_dest_ctx *)user)->r, f);
 }
 
 /* Feeds buf split at cuts[0 .. ncuts) (ascending offsets). mode 0: on_frame only; 1: dest
- * for every frame; 2: dest for even frames. */
+ * for every frame; 2: dest for even frames; 3: dest_raw for every frame; 4: dest_raw for
+ * even frames. */
 static inline void bu_stream_mode(const uint8_t *buf, size_t len, uint32_t max_dims,
                                   const size_t *cuts, size_t ncuts, int mode, bu_rec *r) {
   memset(r, 0, sizeof *r);
@@ -129,7 +178,8 @@ static inline void bu_stream_mode(const uint8_t *buf, size_t len, uint32_t max_d
   so.batch = 1;
   so.on_frame = mode ? bu_dest_cb : bu_cb;
   so.user = mode ? (void *)&dc : (void *)r;
-  so.dest = mode ? bu_dest : NULL;
+  so.dest = mode == 1 || mode == 2 ? bu_dest : NULL;
+  so.dest_raw = mode >= 3 ? bu_raw_dest : NULL;
   embd_stream *s;
   if (embd_stream_create(&so, &s) != EMBD_OK) abort();
   embd_error e;
@@ -147,6 +197,8 @@ static inline void bu_stream_mode(const uint8_t *buf, size_t len, uint32_t max_d
   }
   if (x == EMBD_OK) x = embd_stream_finish(s, &e);
   embd_stream_destroy(s);
+  free(bu_raw_place);
+  bu_raw_place = NULL;
   if (r->decode_failed) return; /* the decode error recorded by bu_add */
   r->result = x;
   r->err_offset = x == EMBD_OK ? 0 : e.offset;

@@ -51,7 +51,7 @@ static embd_result fd_stop(fd_run *r, uint64_t index) {
 static embd_result fd_embd_frame(void *u, const embd_batch_frame *f) {
   fd_run *r = (fd_run *)u;
   fd_mix64(r, f->index), fd_mix64(r, f->offset), fd_mix64(r, f->info.dims),
-      fd_mix64(r, f->info.flags), fd_mix64(r, f->info.frame_size);
+      fd_mix64(r, f->info.flags), fd_mix64(r, f->info.frame_size), fd_mix64(r, f->info.dtype);
   if (f->values) {
     fd_mix(r, f->values, (size_t)f->info.dims * 4);
   } else if (f->info.dims <= 4096) {

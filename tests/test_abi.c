@@ -404,15 +404,17 @@ static embd_result nop_modes(void *user, const embd_codec_stream_frame *f) {
 
 static int dummy;
 
-/* Every slot, one at a time: a non-zero value is EMBD_ERR_INVALID_ARGUMENT; all zero is OK. */
+/* Every slot, one at a time: a non-zero value is EMBD_ERR_INVALID_ARGUMENT; all zero is OK.
+ * Counted by sizeof: a field that took a slot (embd_frame_encode_options.dtype) leaves
+ * fewer. */
 #define EACH_SLOT(o, call)                                                     \
   do {                                                                         \
-    for (size_t k_ = 0; k_ < sizeof (o).reserved_ / sizeof (o).reserved_[0]; k_++) {                                        \
+    for (size_t k_ = 0; k_ < sizeof (o).reserved_ / sizeof (o).reserved_[0]; k_++) { \
       (o).reserved_[k_] = 1;                                                   \
       assert_int_equal((call), EMBD_ERR_INVALID_ARGUMENT);                     \
       (o).reserved_[k_] = 0;                                                   \
     }                                                                          \
-    for (size_t k_ = 0; k_ < 2; k_++) {                                        \
+    for (size_t k_ = 0; k_ < sizeof (o).reserved_ptr_ / sizeof (o).reserved_ptr_[0]; k_++) { \
       (o).reserved_ptr_[k_] = &dummy;                                          \
       assert_int_equal((call), EMBD_ERR_INVALID_ARGUMENT);                     \
       (o).reserved_ptr_[k_] = NULL;                                            \
@@ -422,6 +424,10 @@ static int dummy;
 static void test_reserved(void **state) {
   (void)state;
   _Static_assert(sizeof(((embd_stream_options *)0)->reserved_) == 32, "4 slots");
+  /* dtype took reserved_[0]'s slot in 0.3: the size and every offset stay. */
+  _Static_assert(sizeof(embd_frame_encode_options) == 8 + 4 * 8 + 2 * sizeof(void *),
+                 "embd_frame_encode_options keeps its size");
+  _Static_assert(offsetof(embd_frame_encode_options, reserved_) == 16, "dtype is the old slot 0");
   float v[4] = {1, 2, 3, 4};
   uint8_t buf[256];
   size_t w;

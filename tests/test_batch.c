@@ -189,7 +189,7 @@ static void test_decode_errors(void **state) {
   expect(b, 60 + 10, NULL, EMBD_ERR_FRAME_TRUNCATED, 70, "frame 2 at byte 60");
   /* every header field of frame 1 */
   struct { size_t at; uint8_t x; embd_result r; size_t off; } k[] = {
-      {32 + 0, 0x01, EMBD_ERR_FRAME_BAD_MAGIC, 32},    {32 + 4, 0x03, EMBD_ERR_FRAME_BAD_VERSION, 36},
+      {32 + 0, 0x01, EMBD_ERR_FRAME_BAD_MAGIC, 32},    {32 + 4, 0x02, EMBD_ERR_FRAME_BAD_VERSION, 36},
       {32 + 5, 0x80, EMBD_ERR_FRAME_UNKNOWN_FLAGS, 37}, {32 + 7, 0x01, EMBD_ERR_FRAME_BAD_PADDING, 39},
       {32 + 9, 0x01, EMBD_ERR_FRAME_HEADER_CRC, 44},   {32 + 13, 0x01, EMBD_ERR_FRAME_HEADER_CRC, 44}};
   for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
@@ -232,6 +232,145 @@ static void test_decode_errors(void **state) {
   free(c);
 }
 
+/* ---- dtypes: frames of their own dims and dtype ------------------------------------------- */
+
+static void test_dtype_batches(void **state) {
+  (void)state;
+  /* The float encoders write opt.dtype: f16 frames, per-frame dims via ptrs */
+  const float a[3] = {1, -2, 0.5f}, b5[5] = {3, 4, 5, 6, 7};
+  const float *ptrs[2] = {a, b5};
+  const size_t dims[2] = {3, 5};
+  embd_frame_encode_options o = {0};
+  o.dtype = EMBD_DTYPE_F16;
+  uint8_t buf[512];
+  size_t n = 0, sz = 0;
+  assert_int_equal(embd_batch_encode_ptrs(ptrs, dims, 2, &o, buf, sizeof buf, &n), EMBD_OK);
+  assert_int_equal(n, 4 + 16 + 6 + 16 + 10);
+  assert_int_equal(embd_batch_size_dtype(1, 3, EMBD_DTYPE_F16, 0, &sz), EMBD_OK);
+  assert_int_equal(sz, 4 + 22);
+  embd_batch_iter it;
+  embd_batch_frame f;
+  embd_error err;
+  float out[8];
+  uint8_t raw[16];
+  assert_int_equal(embd_batch_iter_init(&it, buf, n, NULL, &err), EMBD_OK);
+  assert_int_equal(embd_batch_next(&it, &f, &err), EMBD_OK);
+  assert_int_equal(f.info.dtype, EMBD_DTYPE_F16);
+  assert_int_equal(f.info.dims, 3);
+  assert_null(f.raw_values);
+  assert_int_equal(embd_batch_frame_decode(&f, out, 8, &err), EMBD_OK);
+  assert_true(out[0] == 1 && out[1] == -2 && out[2] == 0.5f);
+  assert_int_equal(embd_batch_frame_decode_raw(&f, raw, sizeof raw, EMBD_ORDER_LE, &err), EMBD_OK);
+  assert_int_equal(raw[0], 0x00);
+  assert_int_equal(raw[1], 0x3c);
+  /* too small, in bytes: the frame's index and offset in the message */
+  assert_int_equal(embd_batch_frame_decode_raw(&f, raw, 5, EMBD_ORDER_LE, &err), EMBD_ERR_OUTPUT_TOO_SMALL);
+  assert_int_equal(err.offset, 4 + 8);
+  assert_non_null(strstr(err.message, "frame 0 at byte 4: output holds 5 bytes, frame has 6 (3 dims of f16)"));
+  assert_int_equal(embd_batch_next(&it, &f, &err), EMBD_OK);
+  assert_int_equal(f.info.dims, 5);
+  assert_int_equal(f.offset, 4 + 22);
+  assert_int_equal(embd_batch_frame_decode(&f, out, 8, &err), EMBD_OK);
+  assert_memory_equal(out, b5, sizeof b5);
+  assert_int_equal(embd_batch_next(&it, &f, &err), EMBD_BATCH_END);
+
+  /* The same from embd_batch_encode_f32 (uniform dims) and the incremental encoder */
+  const float u[6] = {1, 2, 3, 4, 5, 6};
+  o.dtype = EMBD_DTYPE_INT8;
+  assert_int_equal(embd_batch_encode_f32(u, 2, 3, &o, buf, sizeof buf, &n), EMBD_OK);
+  assert_int_equal(n, 4 + 2 * 19);
+  assert_int_equal(buf[4 + 4], 2);
+  assert_int_equal(buf[4 + 6], EMBD_DTYPE_INT8);
+  assert_int_equal(buf[4 + 16], 1);
+  assert_int_equal(buf[4 + 19 + 18], 6);
+  /* too small: the size of the int8 batch */
+  assert_int_equal(embd_batch_encode_f32(u, 2, 3, &o, buf, 20, &n), EMBD_ERR_OUTPUT_TOO_SMALL);
+  assert_int_equal(n, 4 + 2 * 19);
+  /* out of range for int8: the encoder's error, sticky */
+  const float big[3] = {1, 2, 300};
+  embd_batch_encoder e;
+  assert_int_equal(embd_batch_begin(&e, 2, &o, buf, sizeof buf), EMBD_OK);
+  assert_int_equal(embd_batch_append_f32(&e, u, 3), EMBD_OK);
+  assert_int_equal(embd_batch_append_f32(&e, big, 3), EMBD_ERR_DTYPE_RANGE);
+  assert_int_equal(embd_batch_finish(&e, &n), EMBD_ERR_DTYPE_RANGE);
+
+  /* Mixed dtypes and dims: raw appends next to float appends */
+  o.dtype = 0;
+  o.flags = EMBD_FRAME_PAYLOAD_CRC;
+  const uint8_t bits[2] = {0xa5, 0x0f};
+  const uint8_t bf[4] = {0x3f, 0x80, 0xc0, 0x00}; /* bf16 1.0, -2.0 big-endian */
+  assert_int_equal(embd_batch_begin(&e, 4, &o, buf, sizeof buf), EMBD_OK);
+  assert_int_equal(embd_batch_append_raw(&e, bits, 16, EMBD_DTYPE_UBINARY, EMBD_ORDER_LE), EMBD_OK);
+  assert_int_equal(embd_batch_append_f32(&e, a, 3), EMBD_OK);
+  assert_int_equal(embd_batch_append_raw(&e, bf, 2, EMBD_DTYPE_BF16, EMBD_ORDER_BE), EMBD_OK);
+  assert_int_equal(embd_batch_append_raw(&e, NULL, 0, EMBD_DTYPE_INT8, EMBD_ORDER_LE), EMBD_OK);
+  assert_int_equal(embd_batch_finish(&e, &n), EMBD_OK);
+  const embd_dtype want_dt[4] = {EMBD_DTYPE_UBINARY, EMBD_DTYPE_F32, EMBD_DTYPE_BF16, EMBD_DTYPE_INT8};
+  const uint32_t want_dims[4] = {16, 3, 2, 0};
+  assert_int_equal(embd_batch_iter_init(&it, buf, n, NULL, &err), EMBD_OK);
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(embd_batch_next(&it, &f, &err), EMBD_OK);
+    assert_int_equal(f.info.dtype, want_dt[i]);
+    assert_int_equal(f.info.dims, want_dims[i]);
+    assert_int_equal(f.info.flags, EMBD_FRAME_PAYLOAD_CRC);
+    float v[16];
+    assert_int_equal(embd_batch_frame_decode(&f, v, 16, &err), EMBD_OK);
+    if (i == 0) {
+      static const float w[16] = {1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 1, 1, 1, 1};
+      assert_memory_equal(v, w, sizeof w);
+    } else if (i == 2) {
+      assert_true(v[0] == 1.0f && v[1] == -2.0f);
+      uint8_t r2[4];
+      assert_int_equal(embd_batch_frame_decode_raw(&f, r2, 4, EMBD_ORDER_BE, &err), EMBD_OK);
+      assert_memory_equal(r2, bf, 4);
+    }
+  }
+  assert_int_equal(embd_batch_next(&it, &f, &err), EMBD_BATCH_END);
+
+  /* One-shot raw with per-frame dtypes; its size on too small; argument rules */
+  const void *data[3] = {bits, bf, u};
+  const size_t rd[3] = {16, 2, 6};
+  const embd_dtype rdt[3] = {EMBD_DTYPE_BINARY, EMBD_DTYPE_F16, EMBD_DTYPE_F32};
+  size_t need = 0;
+  assert_int_equal(embd_batch_encode_raw(data, rd, rdt, 3, bu_host_order(), NULL, buf, 10, &need),
+                   EMBD_ERR_OUTPUT_TOO_SMALL);
+  assert_int_equal(need, 4 + (16 + 2) + (16 + 4) + (16 + 24));
+  assert_int_equal(embd_batch_encode_raw(data, rd, rdt, 3, bu_host_order(), NULL, buf, need, &n), EMBD_OK);
+  assert_int_equal(n, need);
+  assert_int_equal(buf[4 + 4], 2);                /* binary: version 2 */
+  assert_int_equal(buf[4 + 18 + 20 + 4], 1);      /* f32: version 1, the seed's frame */
+  float back[6];
+  assert_int_equal(embd_frame_decode(buf + 4 + 18 + 20, 40, NULL, back, 6, NULL, &err), EMBD_OK);
+  assert_memory_equal(back, u, sizeof u); /* host-order floats went in as such */
+  o.flags = 0;
+  o.dtype = EMBD_DTYPE_F16; /* with dtypes given, opt.dtype must be 0 */
+  assert_int_equal(embd_batch_encode_raw(data, rd, rdt, 3, EMBD_ORDER_LE, &o, buf, sizeof buf, &n),
+                   EMBD_ERR_INVALID_ARGUMENT);
+  /* without dtypes, every frame is opt.dtype */
+  const void *d2[2] = {bf, bits}; /* 2 and 1 f16 elements: 4 and 2 bytes */
+  const size_t dd2[2] = {2, 1};
+  assert_int_equal(embd_batch_encode_raw(d2, dd2, NULL, 2, EMBD_ORDER_LE, &o, buf, sizeof buf, &n), EMBD_OK);
+  assert_int_equal(n, 4 + 20 + 18);
+  /* packed bits, dims not a multiple of 8 */
+  const size_t bad_dims[1] = {12};
+  const embd_dtype ub[1] = {EMBD_DTYPE_UBINARY};
+  assert_int_equal(embd_batch_encode_raw(data, bad_dims, ub, 1, EMBD_ORDER_LE, NULL, buf, sizeof buf, &n),
+                   EMBD_ERR_DTYPE_LENGTH);
+  assert_int_equal(embd_batch_append_raw(NULL, bits, 8, EMBD_DTYPE_INT8, EMBD_ORDER_LE), EMBD_ERR_INVALID_ARGUMENT);
+  embd_frame_encode_options bad = {0};
+  bad.dtype = 42;
+  assert_int_equal(embd_batch_begin(&e, 1, &bad, buf, sizeof buf), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_batch_size_dtype(1, 9, EMBD_DTYPE_BINARY, 0, &sz), EMBD_ERR_DTYPE_LENGTH);
+
+  /* a frame with an unknown dtype code inside a batch: its offset and index */
+  assert_int_equal(embd_batch_encode_raw(data, rd, rdt, 3, bu_host_order(), NULL, buf, sizeof buf, &n), EMBD_OK);
+  buf[4 + 18 + 6] = 77; /* frame 1's dtype byte; re-CRC so the field is what fails */
+  const uint32_t crc = embd_crc32(0, buf + 4 + 18, 12);
+  put32le(buf + 4 + 18 + 12, crc);
+  expect(buf, n, NULL, EMBD_ERR_FRAME_BAD_DTYPE, 4 + 18 + 6,
+         "frame 1 at byte 22: unknown dtype code 77 (byte 6; known: 0-8)");
+}
+
 int main(void) {
   int s = tu_isa_preflight("test_batch");
   if (s) return s;
@@ -241,6 +380,7 @@ int main(void) {
       cmocka_unit_test(test_roundtrip),
       cmocka_unit_test(test_encode_errors),
       cmocka_unit_test(test_decode_errors),
+      cmocka_unit_test(test_dtype_batches),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

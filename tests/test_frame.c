@@ -295,14 +295,18 @@ static void test_header_corruption(void **state) {
     assert_int_equal(embd_frame_decode(b, n, NULL, out, 3, NULL, NULL), EMBD_OK);
     free(b);
   }
-  /* A version-2 or flags-4 header with a correct CRC still fails on the field. */
+  /* A version-3 or flags-4 header with a correct CRC still fails on the field (version 2
+   * is the dtype frame: tests/test_frame.c's dtype tests). */
   uint8_t h[16];
   seed_header(h, 0x04, 0);
   assert_int_equal(embd_frame_header(h, 16, NULL, NULL, NULL), EMBD_ERR_FRAME_UNKNOWN_FLAGS);
   seed_header(h, 0, 0);
-  h[4] = 2;
+  h[4] = 3;
   put32le(h + 12, tu_crc32_naive(0, h, 12));
-  assert_int_equal(embd_frame_header(h, 16, NULL, NULL, NULL), EMBD_ERR_FRAME_BAD_VERSION);
+  embd_error herr;
+  assert_int_equal(embd_frame_header(h, 16, NULL, NULL, &herr), EMBD_ERR_FRAME_BAD_VERSION);
+  assert_int_equal(herr.offset, 4);
+  assert_non_null(strstr(herr.message, "unsupported version 3 (byte 4), expected 1 or 2"));
 }
 
 /* ---- truncation, trailing bytes, guard pages ---------------------------------------------- */
@@ -734,6 +738,370 @@ static void test_payload_crc(void **state) {
   free(b);
 }
 
+/* ---- dtype frames (version 2) ------------------------------------------------------------ */
+
+/* A version-2 header built byte by byte from docs/FORMAT.md (independent of the encoder). */
+static void v2_header(uint8_t *h, uint8_t flags, uint8_t dtype, uint32_t dims) {
+  h[0] = 0x45, h[1] = 0x4D, h[2] = 0x42, h[3] = 0x44;
+  h[4] = 2, h[5] = flags, h[6] = dtype, h[7] = 0;
+  put32le(h + 8, dims);
+  put32le(h + 12, tu_crc32_naive(0, h, 12));
+}
+
+static void test_dtype_known_answer(void **state) {
+  (void)state;
+  /* f16 {1, -2, 0.5, 65504}: 0x3c00 0xc000 0x3800 0x7bff, little-endian */
+  uint8_t want[16 + 8];
+  v2_header(want, 0, EMBD_DTYPE_F16, 4);
+  static const uint8_t pay[8] = {0x00, 0x3c, 0x00, 0xc0, 0x00, 0x38, 0xff, 0x7b};
+  memcpy(want + 16, pay, 8);
+  assert_int_equal(want[4], 2);
+  assert_int_equal(want[6], 1);
+
+  const float v[4] = {1.0f, -2.0f, 0.5f, 65504.0f};
+  uint8_t b[64];
+  size_t n = 0, sz = 0;
+  embd_frame_encode_options o = {0};
+  o.dtype = EMBD_DTYPE_F16;
+  assert_int_equal(embd_frame_size_dtype(4, EMBD_DTYPE_F16, 0, &sz), EMBD_OK);
+  assert_int_equal(sz, 24);
+  assert_int_equal(embd_frame_encode_f32(v, 4, &o, b, sizeof b, &n), EMBD_OK);
+  assert_int_equal(n, 24);
+  assert_memory_equal(b, want, 24);
+  /* from doubles too */
+  const double dv[4] = {1.0, -2.0, 0.5, 65504.0};
+  assert_int_equal(embd_frame_encode_f64(dv, 4, &o, b, sizeof b, &n), EMBD_OK);
+  assert_memory_equal(b, want, 24);
+  /* raw, from LE bytes and from BE bytes: the same frame */
+  assert_int_equal(embd_frame_encode_raw(pay, 4, EMBD_DTYPE_F16, EMBD_ORDER_LE, NULL, b, sizeof b, &n), EMBD_OK);
+  assert_int_equal(n, 24);
+  assert_memory_equal(b, want, 24);
+  static const uint8_t pay_be[8] = {0x3c, 0x00, 0xc0, 0x00, 0x38, 0x00, 0x7b, 0xff};
+  assert_int_equal(embd_frame_encode_raw(pay_be, 4, EMBD_DTYPE_F16, EMBD_ORDER_BE, &o, b, sizeof b, &n), EMBD_OK);
+  assert_memory_equal(b, want, 24);
+
+  /* decode to floats: the values; info says f16, version 2 */
+  float out[4];
+  embd_frame_info info;
+  embd_error err;
+  assert_int_equal(embd_frame_decode(want, 24, NULL, out, 4, &info, &err), EMBD_OK);
+  for (int i = 0; i < 4; i++) assert_true(out[i] == v[i]);
+  assert_int_equal(info.dtype, EMBD_DTYPE_F16);
+  assert_int_equal(info.version, 2);
+  assert_int_equal(info.dims, 4);
+  assert_int_equal(info.value_bytes, 8);
+  assert_int_equal(info.payload_size, 8);
+  assert_int_equal(info.frame_size, 24);
+  assert_int_equal(info.reserved_[0] | info.reserved_[1], 0);
+  /* raw in both orders */
+  uint8_t raw[8];
+  assert_int_equal(embd_frame_decode_raw(want, 24, NULL, raw, 8, EMBD_ORDER_LE, &info, &err), EMBD_OK);
+  assert_memory_equal(raw, pay, 8);
+  assert_int_equal(embd_frame_decode_raw(want, 24, NULL, raw, 8, EMBD_ORDER_BE, &info, &err), EMBD_OK);
+  assert_memory_equal(raw, pay_be, 8);
+  /* the float view refuses, naming the dtype; the raw view works where the host allows */
+  const float *fv = (const float *)1;
+  assert_int_equal(embd_frame_view(want, 24, NULL, &fv, &info, &err), EMBD_ERR_FRAME_VIEW_UNAVAILABLE);
+  assert_null(fv);
+  assert_int_equal(err.offset, 6);
+  assert_non_null(strstr(err.message, "the frame carries f16"));
+  assert_int_equal(info.dtype, EMBD_DTYPE_F16);
+  const void *rv = NULL;
+  embd_result r = embd_frame_view_raw(want, 24, NULL, &rv, &info, &err);
+  if (host_le()) {
+    assert_int_equal(r, EMBD_OK); /* want is a stack array: 16 + its 4-aligned start */
+    assert_ptr_equal(rv, want + 16);
+  } else {
+    assert_int_equal(r, EMBD_ERR_FRAME_VIEW_UNAVAILABLE);
+    assert_non_null(strstr(err.message, "big-endian"));
+  }
+  /* the seed-layout worked example of docs/FORMAT.md for int8 {-1, 2, 127, -128} */
+  uint8_t i8[20];
+  v2_header(i8, 0, EMBD_DTYPE_INT8, 4);
+  i8[16] = 0xff, i8[17] = 2, i8[18] = 127, i8[19] = 0x80;
+  const float iv[4] = {-1, 2, 127, -128};
+  o.dtype = EMBD_DTYPE_INT8;
+  assert_int_equal(embd_frame_encode_f32(iv, 4, &o, b, sizeof b, &n), EMBD_OK);
+  assert_int_equal(n, 20);
+  assert_memory_equal(b, i8, 20);
+  const uint8_t ex[20] = {0x45, 0x4d, 0x42, 0x44, 0x02, 0x00, 0x05, 0x00, 0x04, 0x00,
+                          0x00, 0x00, 0x68, 0xd6, 0x72, 0x4a, 0xff, 0x02, 0x7f, 0x80};
+  assert_memory_equal(b, ex, 20); /* the bytes docs/FORMAT.md shows */
+}
+
+/* Random elements of a dtype (any bytes are elements). */
+static void rand_elems(uint8_t *p, size_t bytes) { tu_fill(&g_rng, p, bytes); }
+
+static void swap_elems(uint8_t *p, size_t bytes, unsigned size) {
+  for (size_t i = 0; size > 1 && i + size <= bytes; i += size)
+    for (unsigned a = 0, z = size - 1; a < z; a++, z--) {
+      const uint8_t t = p[i + a];
+      p[i + a] = p[i + z];
+      p[i + z] = t;
+    }
+}
+
+static void dtype_roundtrip(embd_dtype dt, size_t dims, unsigned flags) {
+  size_t vb = 0, cap = 0, n = 0;
+  assert_int_equal(embd_dtype_bytes(dt, dims, &vb), EMBD_OK);
+  assert_int_equal(embd_frame_size_dtype(dims, dt, flags, &cap), EMBD_OK);
+  const unsigned size = embd_dtype_bits(dt) / 8;
+  uint8_t *data = malloc(vb + 1), *be = malloc(vb + 1), *frame = malloc(cap + 1),
+          *raw = malloc(vb + 1);
+  float *f = malloc((dims + 1) * sizeof *f), *g = malloc((dims + 1) * sizeof *g);
+  assert_true(data && be && frame && raw && f && g);
+  rand_elems(data, vb);
+  memcpy(be, data, vb);
+  swap_elems(be, vb, size);
+  embd_frame_encode_options o = {.flags = flags, .level = (flags & 1) ? 1 : 0};
+  assert_int_equal(embd_frame_encode_raw(data, dims, dt, EMBD_ORDER_LE, &o, frame, cap, &n), EMBD_OK);
+  assert_true(n <= cap);
+  if (!(flags & EMBD_FRAME_ZLIB)) assert_int_equal(n, cap);
+  assert_int_equal(frame[4], dt == EMBD_DTYPE_F32 ? 1 : 2);
+  assert_int_equal(frame[6], dt == EMBD_DTYPE_F32 ? 0 : (uint8_t)dt);
+  assert_int_equal(frame[7], 0);
+  /* the same frame from big-endian data */
+  uint8_t *frame2 = malloc(cap + 1);
+  size_t n2 = 0;
+  assert_int_equal(embd_frame_encode_raw(be, dims, dt, EMBD_ORDER_BE, &o, frame2, cap, &n2), EMBD_OK);
+  assert_int_equal(n2, n);
+  assert_memory_equal(frame2, frame, n);
+  /* need: the whole frame */
+  uint64_t need = 0;
+  assert_int_equal(embd_frame_need(frame, n, NULL, &need, NULL), EMBD_OK);
+  assert_int_equal(need, n);
+  /* raw decode in both orders */
+  embd_frame_info info;
+  embd_error err;
+  assert_int_equal(embd_frame_decode_raw(frame, n, NULL, raw, vb, EMBD_ORDER_LE, &info, &err), EMBD_OK);
+  if (vb) assert_memory_equal(raw, data, vb);
+  assert_int_equal(info.dtype, dt);
+  assert_int_equal(info.value_bytes, vb);
+  assert_int_equal(embd_frame_decode_raw(frame, n, NULL, raw, vb, EMBD_ORDER_BE, &info, &err), EMBD_OK);
+  if (vb) assert_memory_equal(raw, be, vb);
+  /* float decode: embd_to_f32 of the elements, bit for bit (the inflate-into-the-tail
+   * path for compressed narrow dtypes) */
+  assert_int_equal(embd_to_f32(g, data, dims, dt, EMBD_ORDER_LE), EMBD_OK);
+  assert_int_equal(embd_frame_decode(frame, n, NULL, f, dims, &info, &err), EMBD_OK);
+  if (dims) assert_memory_equal(f, g, dims * sizeof *f);
+  /* re-encoding the floats gives the same frame when no element is a NaN (the other
+   * conversions are exact both ways; a NaN may be quieted) */
+  int nan = 0;
+  for (size_t i = 0; i < dims; i++) nan |= f[i] != f[i];
+  if (!nan) {
+    o.dtype = (uint64_t)dt;
+    assert_int_equal(embd_frame_encode_f32(f, dims, &o, frame2, cap, &n2), EMBD_OK);
+    assert_int_equal(n2, n);
+    assert_memory_equal(frame2, frame, n);
+    o.dtype = 0;
+  }
+  /* views: the float one only for f32, the raw one for what needs no conversion */
+  const void *rv = NULL;
+  embd_result r = embd_frame_view_raw(frame, n, NULL, &rv, &info, &err);
+  const int viewable = !(flags & EMBD_FRAME_ZLIB) && (size <= 1 || host_le());
+  if (viewable) {
+    assert_int_equal(r, EMBD_OK); /* malloc'ed: + 16 is aligned */
+    if (vb) assert_memory_equal(rv, data, vb);
+  } else {
+    assert_int_equal(r, EMBD_ERR_FRAME_VIEW_UNAVAILABLE);
+  }
+  const float *fv = NULL;
+  r = embd_frame_view(frame, n, NULL, &fv, &info, &err);
+  if (dt == EMBD_DTYPE_F32 && viewable) assert_int_equal(r, EMBD_OK);
+  else assert_int_equal(r, EMBD_ERR_FRAME_VIEW_UNAVAILABLE);
+  /* unaligned: the frame at an odd address; single-byte dtypes still view */
+  memmove(frame2 + 1, frame, n);
+  r = embd_frame_view_raw(frame2 + 1, n, NULL, &rv, &info, &err);
+  if (!(flags & EMBD_FRAME_ZLIB) && size <= 1) {
+    assert_int_equal(r, EMBD_OK);
+    assert_ptr_equal(rv, frame2 + 17);
+  } else {
+    assert_int_equal(r, EMBD_ERR_FRAME_VIEW_UNAVAILABLE);
+    if (!(flags & EMBD_FRAME_ZLIB) && host_le()) assert_non_null(strstr(err.message, "aligned"));
+  }
+  assert_int_equal(embd_frame_decode_raw(frame2 + 1, n, NULL, raw, vb, EMBD_ORDER_LE, &info, &err), EMBD_OK);
+  if (vb) assert_memory_equal(raw, data, vb);
+  /* output too small: the size needed, in bytes (raw) or floats */
+  if (vb) {
+    memset(&info, 0, sizeof info);
+    assert_int_equal(embd_frame_decode_raw(frame, n, NULL, raw, vb - 1, EMBD_ORDER_LE, &info, &err),
+                     EMBD_ERR_OUTPUT_TOO_SMALL);
+    assert_int_equal(info.value_bytes, vb);
+    assert_int_equal(err.offset, 8);
+    assert_non_null(strstr(err.message, embd_dtype_name(dt)));
+    assert_int_equal(embd_frame_decode(frame, n, NULL, f, dims - 1, &info, &err), EMBD_ERR_OUTPUT_TOO_SMALL);
+    assert_int_equal(info.dims, dims);
+  }
+  free(frame2);
+  free(data), free(be), free(frame), free(raw), free(f), free(g);
+}
+
+static void test_dtype_roundtrip(void **state) {
+  (void)state;
+  static const size_t dims[] = {0, 8, 16, 24, 256, 264, 1000, 2056};
+  for (int dt = 0; dt < EMBD_DTYPE_COUNT_; dt++)
+    for (size_t k = 0; k < sizeof dims / sizeof dims[0]; k++)
+      for (unsigned flags = 0; flags < 4; flags++) dtype_roundtrip((embd_dtype)dt, dims[k], flags);
+  /* odd dims for the byte-or-wider dtypes */
+  for (int dt = 0; dt < EMBD_DTYPE_BINARY; dt++)
+    for (size_t d = 1; d < 12; d += 3)
+      for (unsigned flags = 0; flags < 4; flags++) dtype_roundtrip((embd_dtype)dt, d, flags);
+}
+
+/* One header check on a v2 header (re-CRC'd) expecting r at off with `sub`. */
+static void expect_hdr(const uint8_t *h, size_t len, embd_result r, size_t off, const char *sub) {
+  embd_error err;
+  float out[64];
+  assert_int_equal(embd_frame_header(h, len, NULL, NULL, &err), r);
+  assert_int_equal(err.offset, off);
+  if (!strstr(err.message, sub)) fail_msg("message \"%s\" lacks \"%s\"", err.message, sub);
+  assert_int_equal(embd_frame_decode(h, len, NULL, out, 64, NULL, &err), r);
+  const void *rv;
+  assert_int_equal(embd_frame_view_raw(h, len, NULL, &rv, NULL, &err), r);
+  /* need validates the header only: its errors, or the frame's size (16 + value bytes) */
+  uint64_t need = 0;
+  const int hdr_error = r != EMBD_ERR_FRAME_TRUNCATED && r != EMBD_ERR_FRAME_TRAILING;
+  assert_int_equal(embd_frame_need(h, len, NULL, &need, &err), hdr_error ? r : EMBD_OK);
+  if (!hdr_error) {
+    size_t vb;
+    assert_int_equal(embd_dtype_bytes((embd_dtype)h[6], get32le(h + 8), &vb), EMBD_OK);
+    assert_int_equal(need, 16 + vb);
+  }
+}
+
+static void test_dtype_errors(void **state) {
+  (void)state;
+  uint8_t h[16 + 64];
+  memset(h, 0, sizeof h);
+  /* unknown dtype codes */
+  v2_header(h, 0, 9, 4);
+  expect_hdr(h, 16 + 4, EMBD_ERR_FRAME_BAD_DTYPE, 6, "unknown dtype code 9 (byte 6; known: 0-8)");
+  v2_header(h, 0, 0xff, 4);
+  expect_hdr(h, 16 + 4, EMBD_ERR_FRAME_BAD_DTYPE, 6, "unknown dtype code 255");
+  /* version 2, byte 7 non-zero */
+  v2_header(h, 0, EMBD_DTYPE_INT8, 4);
+  h[7] = 0x01;
+  put32le(h + 12, tu_crc32_naive(0, h, 12));
+  expect_hdr(h, 16 + 4, EMBD_ERR_FRAME_BAD_PADDING, 7, "byte 7 is 0x01 (version 2)");
+  /* version 1 keeps both bytes as padding */
+  seed_header(h, 0, 1);
+  h[6] = EMBD_DTYPE_INT8;
+  put32le(h + 12, tu_crc32_naive(0, h, 12));
+  expect_hdr(h, 16 + 4, EMBD_ERR_FRAME_BAD_PADDING, 6, "bytes 6-7 are 0x05 0x00 (version 1)");
+  /* packed bits: dims not a multiple of 8 */
+  v2_header(h, 0, EMBD_DTYPE_UBINARY, 12);
+  expect_hdr(h, 16 + 2, EMBD_ERR_DTYPE_LENGTH, 8, "dims 12 of dtype ubinary: packed bits need a multiple of 8");
+  v2_header(h, 0, EMBD_DTYPE_BINARY, 1);
+  expect_hdr(h, 16 + 1, EMBD_ERR_DTYPE_LENGTH, 8, "dims 1 of dtype binary");
+  /* truncated: the dtype's size, not dims*4 */
+  v2_header(h, 0, EMBD_DTYPE_BF16, 4);
+  expect_hdr(h, 16 + 7, EMBD_ERR_FRAME_TRUNCATED, 23, "4 dims of bf16 need 24 bytes, got 23");
+  /* trailing: a 24-byte bf16 frame in 25 bytes */
+  expect_hdr(h, 16 + 9, EMBD_ERR_FRAME_TRAILING, 24, "1 bytes after the 24-byte frame");
+  /* ubinary 16 dims = 2 bytes of payload, exactly */
+  v2_header(h, 0, EMBD_DTYPE_UBINARY, 16);
+  h[16] = 0x80, h[17] = 0x01;
+  float out[16];
+  embd_frame_info info;
+  assert_int_equal(embd_frame_decode(h, 18, NULL, out, 16, &info, NULL), EMBD_OK);
+  assert_int_equal(info.frame_size, 18);
+  for (int i = 0; i < 16; i++) assert_true(out[i] == ((i == 0 || i == 15) ? 1.0f : 0.0f));
+  /* a version-2 frame saying f32 is accepted and reads as float32 (documented) */
+  uint8_t f2[16 + 8];
+  v2_header(f2, 0, EMBD_DTYPE_F32, 2);
+  put32le(f2 + 16, 0x3f800000u);
+  put32le(f2 + 20, 0xc0200000u);
+  assert_int_equal(embd_frame_decode(f2, 24, NULL, out, 2, &info, NULL), EMBD_OK);
+  assert_true(out[0] == 1.0f && out[1] == -2.5f);
+  assert_int_equal(info.version, 2);
+  assert_int_equal(info.dtype, EMBD_DTYPE_F32);
+  const float *fv = NULL;
+  embd_result r = embd_frame_view(f2, 24, NULL, &fv, NULL, NULL);
+  assert_int_equal(r, host_le() ? EMBD_OK : EMBD_ERR_FRAME_VIEW_UNAVAILABLE);
+  /* a compressed f16 frame whose stream inflates to dims*4 (a float32 payload) fails */
+  uint8_t z[16 + 4 + 64];
+  const uint8_t src[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  uLongf zn = 64;
+  assert_int_equal(compress(z + 20, &zn, src, 8), Z_OK);
+  v2_header(z, EMBD_FRAME_ZLIB, EMBD_DTYPE_F16, 2); /* 2 dims of f16: 4 bytes, not 8 */
+  put32le(z + 16, (uint32_t)zn);
+  embd_error err;
+  assert_int_equal(embd_frame_decode(z, 20 + zn, NULL, out, 2, NULL, &err), EMBD_ERR_FRAME_INFLATE);
+  assert_non_null(strstr(err.message, "more than the 4 bytes of 2 dims of f16"));
+  v2_header(z, EMBD_FRAME_ZLIB, EMBD_DTYPE_F16, 4); /* exactly 8 bytes: fine */
+  assert_int_equal(embd_frame_decode(z, 20 + zn, NULL, out, 4, NULL, &err), EMBD_OK);
+  uint8_t rb[8];
+  assert_int_equal(embd_frame_decode_raw(z, 20 + zn, NULL, rb, 8, EMBD_ORDER_LE, NULL, &err), EMBD_OK);
+  assert_memory_equal(rb, src, 8);
+  v2_header(z, EMBD_FRAME_ZLIB, EMBD_DTYPE_INT8, 16); /* 16 bytes wanted, 8 there */
+  assert_int_equal(embd_frame_decode(z, 20 + zn, NULL, out, 16, NULL, &err), EMBD_ERR_FRAME_INFLATE);
+  assert_non_null(strstr(err.message, "inflates to 8 bytes, dims 16 of int8 need 16"));
+  /* decode_raw: a bad order */
+  assert_int_equal(embd_frame_decode_raw(f2, 24, NULL, rb, 8, (embd_byte_order)7, NULL, &err),
+                   EMBD_ERR_INVALID_ARGUMENT);
+}
+
+static void test_dtype_encode_errors(void **state) {
+  (void)state;
+  uint8_t b[128];
+  size_t n = 99, sz;
+  embd_frame_encode_options o = {0};
+  const float v[8] = {1, 2, 3, 1.5f, 0, 0, 0, 0};
+  /* int8/uint8: exact integers in range only */
+  o.dtype = EMBD_DTYPE_INT8;
+  assert_int_equal(embd_frame_encode_f32(v, 8, &o, b, sizeof b, &n), EMBD_ERR_DTYPE_RANGE);
+  assert_int_equal(n, 0);
+  const float big[2] = {127, 128};
+  n = 99;
+  assert_int_equal(embd_frame_encode_f32(big, 2, &o, b, sizeof b, &n), EMBD_ERR_DTYPE_RANGE);
+  assert_int_equal(n, 0);
+  o.flags = EMBD_FRAME_ZLIB; /* the compressed path stages and fails the same way */
+  assert_int_equal(embd_frame_encode_f32(big, 2, &o, b, sizeof b, &n), EMBD_ERR_DTYPE_RANGE);
+  assert_int_equal(n, 0);
+  o.flags = 0;
+  assert_int_equal(embd_frame_encode_f32(big, 1, &o, b, sizeof b, &n), EMBD_OK);
+  const double neg[1] = {-1};
+  o.dtype = EMBD_DTYPE_UINT8;
+  assert_int_equal(embd_frame_encode_f64(neg, 1, &o, b, sizeof b, &n), EMBD_ERR_DTYPE_RANGE);
+  /* unknown dtypes */
+  o.dtype = 9;
+  n = 99;
+  assert_int_equal(embd_frame_encode_f32(v, 8, &o, b, sizeof b, &n), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(n, 0);
+  assert_int_equal(embd_frame_encode_raw(v, 2, (embd_dtype)9, EMBD_ORDER_LE, NULL, b, sizeof b, &n),
+                   EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_frame_size_dtype(8, (embd_dtype)9, 0, &sz), EMBD_ERR_INVALID_ARGUMENT);
+  /* raw: opt->dtype 0 or the same dtype only; a known order only */
+  o.dtype = EMBD_DTYPE_F16;
+  assert_int_equal(embd_frame_encode_raw(v, 2, EMBD_DTYPE_BF16, EMBD_ORDER_LE, &o, b, sizeof b, &n),
+                   EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_frame_encode_raw(v, 2, EMBD_DTYPE_F16, EMBD_ORDER_LE, &o, b, sizeof b, &n), EMBD_OK);
+  assert_int_equal(embd_frame_encode_raw(v, 2, EMBD_DTYPE_F16, (embd_byte_order)2, NULL, b, sizeof b, &n),
+                   EMBD_ERR_INVALID_ARGUMENT);
+  /* packed bits: dims a multiple of 8 */
+  o.dtype = EMBD_DTYPE_UBINARY;
+  assert_int_equal(embd_frame_encode_f32(v, 7, &o, b, sizeof b, &n), EMBD_ERR_DTYPE_LENGTH);
+  assert_int_equal(embd_frame_size_dtype(7, EMBD_DTYPE_BINARY, 0, &sz), EMBD_ERR_DTYPE_LENGTH);
+  assert_int_equal(embd_frame_encode_f32(v, 8, &o, b, sizeof b, &n), EMBD_OK);
+  assert_int_equal(n, 17);
+  assert_int_equal(b[16], 0xf0); /* 1 2 3 1.5 > 0, then four zeros: MSB first */
+  /* too small: the size needed */
+  o.dtype = EMBD_DTYPE_BF16;
+  assert_int_equal(embd_frame_encode_f32(v, 8, &o, b, 31, &n), EMBD_ERR_OUTPUT_TOO_SMALL);
+  assert_int_equal(n, 32);
+  o.flags = EMBD_FRAME_PAYLOAD_CRC;
+  assert_int_equal(embd_frame_size_dtype(8, EMBD_DTYPE_BF16, o.flags, &sz), EMBD_OK);
+  assert_int_equal(sz, 36);
+  assert_int_equal(embd_frame_encode_f32(v, 8, &o, b, sizeof b, &n), EMBD_OK);
+  assert_int_equal(n, 36);
+  assert_int_equal(get32le(b + 32), tu_crc32_naive(0, b + 16, 16));
+  /* the float32 size is the f32 dtype's */
+  size_t a, c;
+  assert_int_equal(embd_frame_size(100, 3, &a), EMBD_OK);
+  assert_int_equal(embd_frame_size_dtype(100, EMBD_DTYPE_F32, 3, &c), EMBD_OK);
+  assert_int_equal(a, c);
+}
+
 int main(void) {
   int s = tu_isa_preflight("test_frame");
   if (s) return s;
@@ -745,6 +1113,8 @@ int main(void) {
       cmocka_unit_test(test_dims),           cmocka_unit_test(test_dims_size_t_limit),
       cmocka_unit_test(test_encode_errors),
       cmocka_unit_test(test_zlib_errors),    cmocka_unit_test(test_payload_crc),
+      cmocka_unit_test(test_dtype_known_answer), cmocka_unit_test(test_dtype_roundtrip),
+      cmocka_unit_test(test_dtype_errors),   cmocka_unit_test(test_dtype_encode_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

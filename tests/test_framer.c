@@ -38,7 +38,9 @@ static void put(buf *b, const void *p, size_t n) {
   b->n += n;
 }
 
-/* EMBD frames of every flag combination and a range of dims. */
+/* EMBD frames of every flag combination and a range of dims; every third frame a
+ * version-2 frame of a dtype (cycling through them), so that each path also sizes,
+ * checks once and decodes dtype frames. */
 static size_t n_crc_frames;
 static buf embd_frames(int batch, uint32_t count) {
   buf b = {0};
@@ -53,6 +55,11 @@ static buf embd_frames(int batch, uint32_t count) {
     const size_t dims = (i * 37) % 700;
     for (size_t k = 0; k < dims; k++) v[k] = (float)(i * 1000 + k) * 0.25f;
     embd_frame_encode_options o = {.flags = i % 4, .level = 1};
+    if (i % 3 == 1) {
+      o.dtype = 1 + (i / 3) % (EMBD_DTYPE_COUNT_ - 1);
+      if (embd_dtype_bits((embd_dtype)o.dtype) == 1 && dims % 8) o.dtype = EMBD_DTYPE_FP8_E5M2;
+      if (o.dtype == EMBD_DTYPE_INT8 || o.dtype == EMBD_DTYPE_UINT8) o.dtype = EMBD_DTYPE_BF16;
+    }
     size_t w;
     assert_int_equal(embd_frame_encode_f32(v, dims, &o, out, sizeof out, &w), EMBD_OK);
     n_crc_frames += (o.flags & EMBD_FRAME_PAYLOAD_CRC) != 0;

@@ -70,9 +70,10 @@ static void same_mode(const uint8_t *b, size_t len, uint32_t max_dims, const siz
   bu_free(&s);
 }
 
-/* Each of the three ways out: on_frame only, dest for every frame, dest for every other. */
+/* Each of the five ways out: on_frame only, dest for every frame, dest for every other,
+ * dest_raw for every frame, dest_raw for every other. */
 static void same(const uint8_t *b, size_t len, uint32_t max_dims, const size_t *cuts, size_t ncuts) {
-  for (int mode = 0; mode < 3; mode++) same_mode(b, len, max_dims, cuts, ncuts, mode);
+  for (int mode = 0; mode < 5; mode++) same_mode(b, len, max_dims, cuts, ncuts, mode);
 }
 
 static void every_chunking(const uint8_t *b, size_t len, uint32_t max_dims) {
@@ -373,6 +374,155 @@ static void test_dest(void **state) {
   free(b);
 }
 
+/* A batch of `count` frames of dims[i] random elements of dtypes[i], flags cycling 0..3
+ * (the incremental encoder's raw appends: frames of their own dims and dtype). */
+static uint8_t *make_dtype_batch(size_t count, const size_t *dims, const embd_dtype *dt, size_t *len) {
+  size_t cap = 4;
+  for (size_t i = 0; i < count; i++) {
+    size_t one;
+    assert_int_equal(embd_frame_size_dtype(dims[i], dt[i], 3, &one), EMBD_OK);
+    cap += one;
+  }
+  uint8_t *b = malloc(cap);
+  assert_non_null(b);
+  embd_batch_encoder e;
+  assert_int_equal(embd_batch_begin(&e, (uint32_t)count, NULL, b, cap), EMBD_OK);
+  for (size_t i = 0; i < count; i++) {
+    uint8_t *v = malloc(dims[i] * 4 + 4);
+    tu_fill(&g_rng, v, dims[i] * 4);
+    e.opt.flags = (unsigned)(i % 4);
+    e.opt.level = (int)(i % 10);
+    assert_int_equal(embd_batch_append_raw(&e, v, dims[i], dt[i], EMBD_ORDER_LE), EMBD_OK);
+    free(v);
+  }
+  assert_int_equal(embd_batch_finish(&e, len), EMBD_OK);
+  return b;
+}
+
+/* Every dtype in one batch, through every chunking and every way out (dest converts,
+ * dest_raw keeps the dtype): the same frames, dtypes and values as the one-shot iterator. */
+static void test_dtypes(void **state) {
+  (void)state;
+  const embd_dtype dt[9] = {EMBD_DTYPE_F16, EMBD_DTYPE_BF16, EMBD_DTYPE_INT8, EMBD_DTYPE_UBINARY,
+                            EMBD_DTYPE_F32, EMBD_DTYPE_FP8_E4M3, EMBD_DTYPE_FP8_E5M2,
+                            EMBD_DTYPE_UINT8, EMBD_DTYPE_BINARY};
+  const size_t d[9] = {3, 5, 7, 16, 2, 1, 6, 4, 8};
+  size_t len;
+  uint8_t *b = make_dtype_batch(9, d, dt, &len);
+  /* the dtypes are on the wire as written */
+  embd_batch_iter it;
+  embd_batch_frame f;
+  assert_int_equal(embd_batch_iter_init(&it, b, len, NULL, NULL), EMBD_OK);
+  for (int i = 0; i < 9; i++) {
+    assert_int_equal(embd_batch_next(&it, &f, NULL), EMBD_OK);
+    assert_int_equal(f.info.dtype, dt[i]);
+    assert_int_equal(f.info.version, dt[i] == EMBD_DTYPE_F32 ? 1 : 2);
+    assert_int_equal(f.info.dims, d[i]);
+  }
+  assert_int_equal(embd_batch_next(&it, &f, NULL), EMBD_BATCH_END);
+  size_t cuts[2];
+  same(b, len, 16, NULL, 0);
+  for (size_t i = 0; i <= len; i += 3) {
+    cuts[0] = i;
+    same(b, len, 16, cuts, 1);
+    for (size_t j = i; j <= len; j += 7) {
+      cuts[1] = j;
+      same(b, len, 16, cuts, 2);
+    }
+  }
+  size_t *ones = malloc(len * sizeof *ones + 1);
+  for (size_t i = 0; i < len; i++) ones[i] = i + 1;
+  same(b, len, 16, ones, len);
+  free(ones);
+  free(b);
+}
+
+typedef struct rctx {
+  uint8_t place[64];
+  int direct, assembled;
+} rctx;
+
+static void *raw_place(void *user, uint32_t index, const embd_frame_info *info) {
+  (void)index;
+  assert_true(info->value_bytes <= 64);
+  return ((rctx *)user)->place;
+}
+static float *float_place(void *user, uint32_t index, const embd_frame_info *info) {
+  (void)index;
+  assert_true(info->dims <= 16);
+  return (float *)(void *)((rctx *)user)->place;
+}
+static embd_result count_paths(void *user, const embd_batch_frame *f) {
+  rctx *c = user;
+  if (f->data) c->assembled++;
+  else c->direct++;
+  return EMBD_OK;
+}
+
+/* Which frames go direct (written as their bytes arrive, never assembled): float32 in
+ * both modes, single-byte dtypes with dest_raw, f16 with dest_raw on little-endian hosts
+ * only; a converted dtype (f16 into floats) is decoded when complete. And the options'
+ * rules: not both dests. */
+static void test_dtype_dest_paths(void **state) {
+  (void)state;
+  const embd_dtype dts[4] = {EMBD_DTYPE_F32, EMBD_DTYPE_F16, EMBD_DTYPE_INT8, EMBD_DTYPE_UBINARY};
+  for (int k = 0; k < 4; k++) {
+    for (int raw = 0; raw < 2; raw++) {
+      uint8_t b[4 + 16 + 64];
+      size_t n = 0;
+      embd_frame_encode_options o = {0};
+      const size_t dims = 16;
+      uint8_t data[64];
+      for (size_t i = 0; i < sizeof data; i++) data[i] = (uint8_t)(i * 7 + 1);
+      assert_int_equal(embd_batch_encode_raw((const void *const[]){data}, &dims, &dts[k], 1,
+                                             EMBD_ORDER_LE, &o, b, sizeof b, &n), EMBD_OK);
+      rctx c;
+      memset(&c, 0, sizeof c);
+      embd_stream_options so = {.max_dims = 16, .batch = 1, .on_frame = count_paths, .user = &c};
+      if (raw) so.dest_raw = raw_place;
+      else so.dest = float_place;
+      embd_stream *s;
+      embd_error err;
+      assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+      for (size_t i = 0; i < n; i++) assert_int_equal(embd_stream_feed(s, b + i, 1, &err), EMBD_OK);
+      assert_int_equal(embd_stream_finish(s, &err), EMBD_OK);
+      embd_stream_destroy(s);
+      const unsigned size = embd_dtype_bits(dts[k]) / 8;
+      const int direct = dts[k] == EMBD_DTYPE_F32 || (raw && (size <= 1 || (bu_host_order() == EMBD_ORDER_LE)));
+      assert_int_equal(c.direct, direct);
+      assert_int_equal(c.assembled, !direct);
+      /* either way the destination holds the values */
+      size_t vb;
+      assert_int_equal(embd_dtype_bytes(dts[k], dims, &vb), EMBD_OK);
+      if (raw) {
+        uint8_t want[64];
+        assert_int_equal(embd_frame_decode_raw(b + 4, n - 4, NULL, want, sizeof want,
+                                               bu_host_order(), NULL, NULL), EMBD_OK);
+        assert_memory_equal(c.place, want, vb);
+      } else {
+        float want[16];
+        assert_int_equal(embd_frame_decode(b + 4, n - 4, NULL, want, 16, NULL, NULL), EMBD_OK);
+        assert_memory_equal(c.place, want, sizeof want);
+      }
+    }
+  }
+  embd_stream_options so = {.max_dims = 16, .dest = float_place, .dest_raw = raw_place};
+  embd_stream *s = NULL;
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_ERR_INVALID_ARGUMENT);
+  assert_null(s);
+  so.dest = NULL; /* dest_raw alone is enough */
+  assert_int_equal(embd_stream_create(&so, &s), EMBD_OK);
+  /* a bad dtype code mid-stream: the frame's error at its byte 6 */
+  uint8_t h[16] = {0x45, 0x4d, 0x42, 0x44, 2, 0, 12, 0, 1, 0, 0, 0};
+  uint32_t crc = embd_crc32(0, h, 12);
+  h[12] = (uint8_t)crc, h[13] = (uint8_t)(crc >> 8), h[14] = (uint8_t)(crc >> 16), h[15] = (uint8_t)(crc >> 24);
+  embd_error err;
+  assert_int_equal(embd_stream_feed(s, h, 16, &err), EMBD_ERR_FRAME_BAD_DTYPE);
+  assert_int_equal(err.offset, 6);
+  assert_non_null(strstr(err.message, "frame 0 at byte 0: unknown dtype code 12 (byte 6"));
+  embd_stream_destroy(s);
+}
+
 int main(void) {
   int s = tu_isa_preflight("test_stream");
   if (s) return s;
@@ -383,6 +533,8 @@ int main(void) {
       cmocka_unit_test(test_large_random),
       cmocka_unit_test(test_behaviour),
       cmocka_unit_test(test_dest),
+      cmocka_unit_test(test_dtypes),
+      cmocka_unit_test(test_dtype_dest_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -91,8 +91,8 @@ typedef enum embd_result {
   /* EMBD frames (embd/frame.h) */
   EMBD_ERR_FRAME_TOO_SMALL = 5,          /* fewer than the 16 header bytes */
   EMBD_ERR_FRAME_BAD_MAGIC = 6,          /* bytes 0-3 are not "EMBD" */
-  EMBD_ERR_FRAME_BAD_VERSION = 7,        /* byte 4 is not 1 */
-  EMBD_ERR_FRAME_BAD_PADDING = 8,        /* bytes 6-7 are not zero */
+  EMBD_ERR_FRAME_BAD_VERSION = 7,        /* byte 4 is not 1 or 2 */
+  EMBD_ERR_FRAME_BAD_PADDING = 8,        /* bytes 6-7 (version 2: byte 7) are not zero */
   EMBD_ERR_FRAME_UNKNOWN_FLAGS = 9,      /* flag bits other than 0 and 1 */
   EMBD_ERR_FRAME_HEADER_CRC = 10,        /* bytes 12-15 are not the CRC-32 of bytes 0-11 */
   EMBD_ERR_FRAME_TRUNCATED = 11,         /* the buffer ends before the frame does */
@@ -100,7 +100,8 @@ typedef enum embd_result {
   EMBD_ERR_FRAME_DIMS_MISMATCH = 13,     /* dims differ from the caller's expected dims */
   EMBD_ERR_FRAME_PAYLOAD_CRC = 14,       /* the payload CRC-32 trailer does not match */
   EMBD_ERR_FRAME_COMPRESSED_LENGTH = 15, /* the zlib stream does not end at its length */
-  EMBD_ERR_FRAME_INFLATE = 16,           /* bad zlib data, or not exactly dims*4 bytes */
+  EMBD_ERR_FRAME_INFLATE = 16,           /* bad zlib data, or not exactly the values' bytes
+                                            (dims*4 for float32) */
   EMBD_ERR_FRAME_TRAILING = 17,          /* bytes after the frame */
   EMBD_ERR_FRAME_VIEW_UNAVAILABLE = 18,  /* no zero-copy view possible: decode a copy */
   EMBD_ERR_FRAME_DEFLATE = 19,           /* zlib failed to compress (not memory: that is

@@ -16,13 +16,22 @@
  * The callback's frame (embd_batch_frame, embd/batch.h) is valid during the call only;
  * decode its values with embd_batch_frame_decode.
  *
+ * Every dtype (docs/FORMAT.md, version-2 frames) is delivered: the callback's frame has
+ * info.dtype; embd_batch_frame_decode converts it to floats, embd_batch_frame_decode_raw
+ * keeps the dtype.
+ *
  * Decoding straight into caller memory (`dest`): the fast path for bytes that arrive in
  * pieces. Once a frame's header has validated, dest(user, index, &info) names where its
  * info.dims floats go (or returns NULL: that frame takes the path above). An uncompressed
- * frame's values are then written there as host floats while its bytes arrive, so each
- * byte is copied once, never assembled; the payload CRC (flag bit 1) is computed on the
- * way. Compressed frames and frames wholly inside one chunk are decoded there when they
- * complete. Either way on_frame (optional with dest) then gets the frame with `values`
+ * float32 frame's values are then written there as host floats while its bytes arrive, so
+ * each byte is copied once, never assembled; the payload CRC (flag bit 1) is computed on
+ * the way. Compressed frames, frames of other dtypes (converted to floats) and frames
+ * wholly inside one chunk are decoded there when they complete. `dest_raw` instead of
+ * `dest`: the same, but the memory receives the frame's values in its own dtype
+ * (info.value_bytes bytes, multi-byte elements in host order), written as the bytes
+ * arrive for uncompressed frames whose elements need no conversion on the way (single
+ * bytes always, f32, and f16/bf16 on little-endian hosts); on_frame then gets
+ * `raw_values` instead of `values`. Either way on_frame (optional with dest) then gets the frame with `values`
  * pointing at the destination, and `data`/`payload` NULL for frames that were never
  * assembled. If the stream fails inside a frame, that frame's destination holds an
  * unspecified part of its values and no callback reports it.
@@ -56,6 +65,9 @@ typedef embd_result (*embd_stream_frame_fn)(void *user, const embd_batch_frame *
  * not inside any chunk fed), or NULL for the callback-only path (without on_frame: the
  * frame is validated and skipped). Called once per frame. */
 typedef float *(*embd_stream_dest_fn)(void *user, uint32_t index, const embd_frame_info *info);
+/* Where frame `index`'s values go in their dtype: room for info->value_bytes bytes, 4-byte
+ * aligned, not inside any chunk fed; or NULL (as dest). */
+typedef void *(*embd_stream_raw_dest_fn)(void *user, uint32_t index, const embd_frame_info *info);
 
 typedef struct embd_stream_options {
   uint32_t max_dims;      /* required (non-zero): frames above it are DIMS_TOO_LARGE */
@@ -63,15 +75,18 @@ typedef struct embd_stream_options {
   int batch;              /* non-zero: the first 4 bytes are the frame count */
   embd_stream_frame_fn on_frame; /* required unless dest is set */
   void *user;
-  embd_stream_dest_fn dest; /* optional: decode into caller memory (above) */
-  /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
-  uint64_t reserved_[4];
-  void *reserved_ptr_[2];
+  embd_stream_dest_fn dest; /* optional: decode into caller memory as floats (above) */
+  uint64_t reserved_[4];    /* must be zero (embd/common.h, "Growing the ABI") */
+  /* optional, not with dest: decode into caller memory keeping the dtype (above). Took
+   * reserved_ptr_[0]'s slot in 0.3 (same size and offsets). */
+  embd_stream_raw_dest_fn dest_raw;
+  void *reserved_ptr_[1];   /* must be zero */
 } embd_stream_options;
 
 typedef struct embd_stream embd_stream;
 
-/* EMBD_ERR_INVALID_ARGUMENT without max_dims, with neither on_frame nor dest, or if the
+/* EMBD_ERR_INVALID_ARGUMENT without max_dims, with none of on_frame, dest and dest_raw,
+ * with both dest and dest_raw, or if the
  * buffer's size does not fit size_t; EMBD_ERR_OUT_OF_MEMORY if malloc fails. */
 EMBD_API embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out);
 EMBD_API void embd_stream_destroy(embd_stream *s);

@@ -50,7 +50,7 @@ const char *embd_strerror(embd_result r) {
     case EMBD_ERR_FRAME_DIMS_MISMATCH: return "frame dims differ from the expected dims";
     case EMBD_ERR_FRAME_PAYLOAD_CRC: return "frame payload CRC mismatch";
     case EMBD_ERR_FRAME_COMPRESSED_LENGTH: return "zlib stream does not end at the compressed length";
-    case EMBD_ERR_FRAME_INFLATE: return "zlib payload invalid or not dims*4 bytes";
+    case EMBD_ERR_FRAME_INFLATE: return "zlib payload invalid or not the values' size";
     case EMBD_ERR_FRAME_TRAILING: return "bytes after the end of the frame";
     case EMBD_ERR_FRAME_VIEW_UNAVAILABLE: return "zero-copy view unavailable: decode a copy";
     case EMBD_ERR_FRAME_DEFLATE: return "zlib compression failed";

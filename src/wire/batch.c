@@ -19,14 +19,24 @@ static embd_result rebase(embd_error *err, const embd_error *in, uint32_t idx, u
 
 /* ---- encode ---------------------------------------------------------------------------- */
 
-embd_result embd_batch_size(size_t count, size_t dims, unsigned flags, size_t *size) {
+embd_result embd_batch_size_dtype(size_t count, size_t dims, embd_dtype dtype, unsigned flags,
+                                  size_t *size) {
   size_t one;
   if (!size || embd_above_u32(count)) return EMBD_ERR_INVALID_ARGUMENT;
-  embd_result r = embd_frame_size(dims, flags, &one);
+  embd_result r = embd_frame_size_dtype(dims, dtype, flags, &one);
   if (r != EMBD_OK) return r;
   if (count && one > (SIZE_MAX - 4) / count) return EMBD_ERR_INVALID_ARGUMENT;
   *size = 4 + one * count;
   return EMBD_OK;
+}
+
+embd_result embd_batch_size(size_t count, size_t dims, unsigned flags, size_t *size) {
+  return embd_batch_size_dtype(count, dims, EMBD_DTYPE_F32, flags, size);
+}
+
+/* The float encoders' dtype (validated by embd_batch_begin / the frame encoder). */
+static embd_dtype opt_dtype(const embd_frame_encode_options *opt) {
+  return opt && opt->dtype < EMBD_DTYPE_COUNT_ ? (embd_dtype)opt->dtype : EMBD_DTYPE_F32;
 }
 
 embd_result embd_batch_begin(embd_batch_encoder *enc, uint32_t count,
@@ -34,7 +44,8 @@ embd_result embd_batch_begin(embd_batch_encoder *enc, uint32_t count,
   if (!enc || (!out && cap)) return EMBD_ERR_INVALID_ARGUMENT;
   memset(enc, 0, sizeof *enc);
   if (opt) enc->opt = *opt;
-  if ((enc->opt.flags & ~EMBD_FRAME_KNOWN_FLAGS) || !EMBD_RESERVED_OK(&enc->opt))
+  if ((enc->opt.flags & ~EMBD_FRAME_KNOWN_FLAGS) || !EMBD_RESERVED_OK(&enc->opt) ||
+      enc->opt.dtype >= EMBD_DTYPE_COUNT_)
     return enc->status = EMBD_ERR_INVALID_ARGUMENT;
   enc->out = (uint8_t *)out;
   enc->cap = cap;
@@ -48,15 +59,30 @@ embd_result embd_batch_begin(embd_batch_encoder *enc, uint32_t count,
   return EMBD_OK;
 }
 
-static embd_result append(embd_batch_encoder *enc, const float *f, const double *d, size_t dims) {
+/* What a frame is appended from. */
+enum { FROM_F32, FROM_F64, FROM_RAW };
+
+/* One frame of dims values at v: floats or doubles (converted to the encoder's
+ * opt.dtype), or elements of `dtype` in `order` (raw). */
+static embd_result append(embd_batch_encoder *enc, int from, const void *v, size_t dims,
+                          embd_dtype dtype, embd_byte_order order) {
   if (!enc) return EMBD_ERR_INVALID_ARGUMENT;
+  if (!v && dims) return EMBD_ERR_INVALID_ARGUMENT; /* not sticky: nothing was written */
   if (enc->status != EMBD_OK) return enc->status;
   if (enc->appended >= enc->count) return enc->status = EMBD_ERR_BATCH_COUNT;
+  uint8_t *o = enc->out + enc->len;
+  const size_t room = enc->cap - enc->len;
   size_t w = 0;
-  embd_result r = f || !d ? embd_frame_encode_f32(f, dims, &enc->opt, enc->out + enc->len,
-                                                  enc->cap - enc->len, &w)
-                          : embd_frame_encode_f64(d, dims, &enc->opt, enc->out + enc->len,
-                                                  enc->cap - enc->len, &w);
+  embd_result r;
+  if (from == FROM_RAW) {
+    embd_frame_encode_options ro = enc->opt;
+    ro.dtype = 0; /* this frame's dtype is the argument's */
+    r = embd_frame_encode_raw(v, dims, dtype, order, &ro, o, room, &w);
+  } else if (from == FROM_F32) {
+    r = embd_frame_encode_f32((const float *)v, dims, &enc->opt, o, room, &w);
+  } else {
+    r = embd_frame_encode_f64((const double *)v, dims, &enc->opt, o, room, &w);
+  }
   if (r != EMBD_OK) return enc->status = r;
   enc->len += w;
   enc->appended++;
@@ -64,13 +90,16 @@ static embd_result append(embd_batch_encoder *enc, const float *f, const double 
 }
 
 embd_result embd_batch_append_f32(embd_batch_encoder *enc, const float *v, size_t dims) {
-  if (!v && dims) return EMBD_ERR_INVALID_ARGUMENT;
-  return append(enc, v, NULL, dims);
+  return append(enc, FROM_F32, v, dims, EMBD_DTYPE_F32, EMBD_ORDER_LE);
 }
 
 embd_result embd_batch_append_f64(embd_batch_encoder *enc, const double *v, size_t dims) {
-  if (!v && dims) return EMBD_ERR_INVALID_ARGUMENT;
-  return append(enc, NULL, v, dims);
+  return append(enc, FROM_F64, v, dims, EMBD_DTYPE_F32, EMBD_ORDER_LE);
+}
+
+embd_result embd_batch_append_raw(embd_batch_encoder *enc, const void *data, size_t dims,
+                                  embd_dtype dtype, embd_byte_order order_of_data) {
+  return append(enc, FROM_RAW, data, dims, dtype, order_of_data);
 }
 
 embd_result embd_batch_finish(embd_batch_encoder *enc, size_t *written) {
@@ -93,30 +122,65 @@ embd_result embd_batch_encode_f32(const float *v, size_t count, size_t dims,
   for (size_t i = 0; r == EMBD_OK && i < count; i++)
     r = embd_batch_append_f32(&e, dims ? v + i * dims : NULL, dims);
   if (r == EMBD_ERR_OUTPUT_TOO_SMALL) /* the size needed (an upper bound with zlib) */
-    embd_batch_size(count, dims, opt ? opt->flags : 0, written);
+    embd_batch_size_dtype(count, dims, opt_dtype(opt), opt ? opt->flags : 0, written);
+  return r == EMBD_OK ? embd_batch_finish(&e, written) : r;
+}
+
+/* The size a batch of these frames needs, for EMBD_ERR_OUTPUT_TOO_SMALL: 0 when a frame
+ * cannot be encoded at all (no size to report). */
+static size_t sum_sizes(const size_t *dims, const embd_dtype *dtypes, embd_dtype all,
+                        size_t count, unsigned flags) {
+  size_t need = 4, one;
+  for (size_t i = 0; i < count; i++) {
+    if (embd_frame_size_dtype(dims[i], dtypes ? dtypes[i] : all, flags, &one) != EMBD_OK ||
+        one > SIZE_MAX - need)
+      return 0;
+    need += one;
+  }
+  return need;
+}
+
+/* The per-frame encoders: frame i from vecs[i] (floats) or data[i] (raw, dtypes[i]). */
+static embd_result encode_frames(const float *const *vecs, const void *const *data,
+                                 const size_t *dims, const embd_dtype *dtypes, size_t count,
+                                 embd_byte_order order, const embd_frame_encode_options *opt,
+                                 void *out, size_t cap, size_t *written) {
+  if (!written) return EMBD_ERR_INVALID_ARGUMENT;
+  *written = 0;
+  if ((count && (!(vecs || data) || !dims)) || embd_above_u32(count))
+    return EMBD_ERR_INVALID_ARGUMENT;
+  if (dtypes && opt && opt->dtype) return EMBD_ERR_INVALID_ARGUMENT; /* which one? */
+  embd_batch_encoder e;
+  embd_result r = embd_batch_begin(&e, (uint32_t)count, opt, out, cap);
+  const embd_dtype all = opt_dtype(opt);
+  for (size_t i = 0; r == EMBD_OK && i < count; i++)
+    r = vecs ? embd_batch_append_f32(&e, vecs[i], dims[i])
+             : embd_batch_append_raw(&e, data[i], dims[i], dtypes ? dtypes[i] : all, order);
+  if (r == EMBD_ERR_OUTPUT_TOO_SMALL) { /* the size needed (an upper bound with zlib) */
+    *written = sum_sizes(dims, vecs ? NULL : dtypes, all, count, opt ? opt->flags : 0);
+    return r;
+  }
   return r == EMBD_OK ? embd_batch_finish(&e, written) : r;
 }
 
 embd_result embd_batch_encode_ptrs(const float *const *vecs, const size_t *dims, size_t count,
                                    const embd_frame_encode_options *opt, void *out, size_t cap,
                                    size_t *written) {
-  if (!written || (count && (!vecs || !dims)) || embd_above_u32(count))
-    return EMBD_ERR_INVALID_ARGUMENT;
-  *written = 0;
-  embd_batch_encoder e;
-  embd_result r = embd_batch_begin(&e, (uint32_t)count, opt, out, cap);
-  for (size_t i = 0; r == EMBD_OK && i < count; i++)
-    r = embd_batch_append_f32(&e, vecs[i], dims[i]);
-  if (r == EMBD_ERR_OUTPUT_TOO_SMALL) { /* the size needed (an upper bound with zlib) */
-    size_t need = 4, one;
-    for (size_t i = 0; i < count; i++) {
-      if (embd_frame_size(dims[i], opt ? opt->flags : 0, &one) != EMBD_OK || one > SIZE_MAX - need)
-        return r; /* a frame that cannot be encoded at all: no size to report */
-      need += one;
-    }
-    *written = need;
-  }
-  return r == EMBD_OK ? embd_batch_finish(&e, written) : r;
+  if (count && !vecs) return written ? (*written = 0, EMBD_ERR_INVALID_ARGUMENT) : EMBD_ERR_INVALID_ARGUMENT;
+  static const float *const none[1] = {NULL};
+  return encode_frames(count ? vecs : none, NULL, dims, NULL, count, EMBD_ORDER_LE, opt, out,
+                       cap, written);
+}
+
+embd_result embd_batch_encode_raw(const void *const *data, const size_t *dims,
+                                  const embd_dtype *dtypes, size_t count,
+                                  embd_byte_order order_of_data,
+                                  const embd_frame_encode_options *opt, void *out, size_t cap,
+                                  size_t *written) {
+  if (count && !data) return written ? (*written = 0, EMBD_ERR_INVALID_ARGUMENT) : EMBD_ERR_INVALID_ARGUMENT;
+  static const void *const none[1] = {NULL};
+  return encode_frames(NULL, count ? data : none, dims, dtypes, count, order_of_data, opt, out,
+                       cap, written);
 }
 
 /* ---- decode ---------------------------------------------------------------------------- */
@@ -202,6 +266,8 @@ embd_result embd_batch_next(embd_batch_iter *it, embd_batch_frame *frame, embd_e
   frame->payload = frame->data + HDR;
   frame->payload_len = info.payload_size;
   frame->values = NULL;
+  frame->raw_values = NULL;
+  frame->reserved_[0] = frame->reserved_[1] = 0;
   it->pos += info.frame_size;
   it->index++;
   if (err) {
@@ -222,6 +288,25 @@ embd_result embd_batch_frame_decode(const embd_batch_frame *frame, float *out, s
       frame->data ? embd_frame_decode_checked_(frame->data, &frame->info, out, out_cap, &fe)
                   : embd_fail(&fe, EMBD_ERR_INVALID_ARGUMENT, 0,
                               "no frame bytes (a frame decoded straight into its destination)");
+  if (r != EMBD_OK) return rebase(err, &fe, frame->index, frame->offset);
+  if (err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+  return EMBD_OK;
+}
+
+embd_result embd_batch_frame_decode_raw(const embd_batch_frame *frame, void *out,
+                                        size_t out_cap_bytes, embd_byte_order want,
+                                        embd_error *err) {
+  if (!frame) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL frame");
+  embd_error fe;
+  embd_result r = frame->data ? embd_frame_decode_raw_checked_(frame->data, &frame->info, out,
+                                                               out_cap_bytes, want, &fe)
+                              : embd_fail(&fe, EMBD_ERR_INVALID_ARGUMENT, 0,
+                                          "no frame bytes (a frame decoded straight into its "
+                                          "destination)");
   if (r != EMBD_OK) return rebase(err, &fe, frame->index, frame->offset);
   if (err) {
     err->result = EMBD_OK;

@@ -38,10 +38,12 @@ static void ok(embd_error *err) {
 /* zlib's compressBound() formula, in 64 bits (it overflows uLong on 32-bit hosts). */
 static uint64_t zbound(uint64_t n) { return n + (n >> 12) + (n >> 14) + (n >> 25) + 13; }
 
-embd_result embd_frame_size(size_t dims, unsigned flags, size_t *size) {
+embd_result embd_frame_size_dtype(size_t dims, embd_dtype dtype, unsigned flags, size_t *size) {
   if (!size || (flags & ~EMBD_FRAME_KNOWN_FLAGS)) return EMBD_ERR_INVALID_ARGUMENT;
+  if ((unsigned)dtype >= EMBD_DTYPE_COUNT_) return EMBD_ERR_INVALID_ARGUMENT;
   if (embd_above_u32(dims) || dims > MAX_DIMS_SIZE) return EMBD_ERR_INVALID_ARGUMENT;
-  uint64_t n = (uint64_t)dims * 4;
+  if (embd_dtype_bits(dtype) == 1 && dims % 8) return EMBD_ERR_DTYPE_LENGTH;
+  uint64_t n = embd_value_bytes_(dtype, dims);
   if (flags & EMBD_FRAME_ZLIB) n = 4 + zbound(n);
   n += HDR;
   if (flags & EMBD_FRAME_PAYLOAD_CRC) n += 4;
@@ -50,72 +52,94 @@ embd_result embd_frame_size(size_t dims, unsigned flags, size_t *size) {
   return EMBD_OK;
 }
 
+embd_result embd_frame_size(size_t dims, unsigned flags, size_t *size) {
+  return embd_frame_size_dtype(dims, EMBD_DTYPE_F32, flags, size);
+}
+
 /* ---- encode --------------------------------------------------------------------------- */
 
-static void write_header(uint8_t *o, uint32_t dims, unsigned flags) {
+/* float32 stays version 1, the seed codec's frame; every other dtype is version 2 with
+ * its code in byte 6. */
+static void write_header(uint8_t *o, uint32_t dims, unsigned flags, embd_dtype dtype) {
   o[0] = 0x45;
   o[1] = 0x4D;
   o[2] = 0x42;
   o[3] = 0x44;
-  o[4] = EMBD_FRAME_VERSION;
+  o[4] = dtype == EMBD_DTYPE_F32 ? EMBD_FRAME_VERSION : EMBD_FRAME_VERSION_DTYPE;
   o[5] = (uint8_t)flags;
-  o[6] = 0;
+  o[6] = (uint8_t)dtype;
   o[7] = 0;
   embd_wr32le(o + 8, dims);
   embd_wr32le(o + 12, embd_crc32(0, o, 12));
 }
 
-/* Source of float values: float or double array. */
+/* Source of the values: a float or double array converted to `dtype`, or elements
+ * already in `dtype` (raw, in byte order `order`). */
 typedef struct src {
   const float *f;
   const double *d;
+  const uint8_t *raw;
+  embd_dtype dtype; /* what the frame carries */
+  embd_byte_order order; /* raw's */
 } src;
 
-/* Values [i, i + n) of `s` (n <= CHUNK) as little-endian float32 at dst. */
-static void stage(uint8_t *dst, const src *s, size_t i, size_t n) {
-  if (s->f) {
-    embd_f32_to_le(dst, s->f + i, n);
-  } else {
-    float tmp[CHUNK];
-    for (size_t k = 0; k < n; k++) tmp[k] = (float)s->d[i + k];
-    embd_f32_to_le(dst, tmp, n);
+/* Elements [i, i + n) of `s` (n <= CHUNK; i and n multiples of 8, CHUNK's divisor, for
+ * packed bits) as the frame's little-endian elements at dst. Only int8/uint8 can fail
+ * (EMBD_ERR_DTYPE_RANGE). */
+static embd_result stage(uint8_t *dst, const src *s, size_t i, size_t n) {
+  if (s->raw) {
+    const uint64_t at = embd_value_bytes_(s->dtype, i);
+    embd_copy_elems_(dst, s->raw + at, embd_value_bytes_(s->dtype, n), embd_dtype_bits(s->dtype) / 8,
+                     s->order != EMBD_ORDER_LE);
+    return EMBD_OK;
   }
+  if (s->f) return embd_from_f32(dst, s->f + i, n, s->dtype, EMBD_ORDER_LE, NULL);
+  float tmp[CHUNK];
+  for (size_t k = 0; k < n; k++) tmp[k] = (float)s->d[i + k];
+  return embd_from_f32(dst, tmp, n, s->dtype, EMBD_ORDER_LE, NULL);
 }
 
 static embd_result encode(const src *s, size_t dims, const embd_frame_encode_options *opt,
                           void *out, size_t cap, size_t *written) {
   const unsigned flags = opt ? opt->flags : 0;
   const int level = opt && opt->level ? opt->level : Z_DEFAULT_COMPRESSION;
-  if (!written || (!out && cap) || (dims && !s->f && !s->d)) return EMBD_ERR_INVALID_ARGUMENT;
+  if (!written) return EMBD_ERR_INVALID_ARGUMENT;
+  *written = 0;
+  if ((!out && cap) || (dims && !s->f && !s->d && !s->raw)) return EMBD_ERR_INVALID_ARGUMENT;
   if (opt && !EMBD_RESERVED_OK(opt)) return EMBD_ERR_INVALID_ARGUMENT;
   if (flags & ~EMBD_FRAME_KNOWN_FLAGS) return EMBD_ERR_INVALID_ARGUMENT;
   if (level != Z_DEFAULT_COMPRESSION && (level < 1 || level > 9)) return EMBD_ERR_INVALID_ARGUMENT;
   size_t bound;
-  embd_result r = embd_frame_size(dims, flags, &bound);
+  embd_result r = embd_frame_size_dtype(dims, s->dtype, flags, &bound);
   if (r != EMBD_OK) return r;
-  *written = 0;
   const size_t tr = (flags & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0;
+  const size_t vb = (size_t)embd_value_bytes_(s->dtype, dims); /* fits: bound does */
   uint8_t *o = (uint8_t *)out;
 
   if (!(flags & EMBD_FRAME_ZLIB)) {
     if (cap < bound) return *written = bound, EMBD_ERR_OUTPUT_TOO_SMALL;
-    write_header(o, (uint32_t)dims, flags);
-    if (s->f) {
+    write_header(o, (uint32_t)dims, flags, s->dtype);
+    if (s->f && s->dtype == EMBD_DTYPE_F32) {
       embd_f32_to_le(o + HDR, s->f, dims);
+    } else if (s->f) {
+      r = embd_from_f32(o + HDR, s->f, dims, s->dtype, EMBD_ORDER_LE, NULL);
+    } else if (s->raw) {
+      embd_copy_elems_(o + HDR, s->raw, vb, embd_dtype_bits(s->dtype) / 8, s->order != EMBD_ORDER_LE);
     } else {
-      for (size_t i = 0; i < dims; i += CHUNK) {
+      for (size_t i = 0; r == EMBD_OK && i < dims; i += CHUNK) {
         size_t n = dims - i < CHUNK ? dims - i : CHUNK;
-        stage(o + HDR + 4 * i, s, i, n);
+        r = stage(o + HDR + embd_value_bytes_(s->dtype, i), s, i, n);
       }
     }
-    if (tr) embd_wr32le(o + HDR + 4 * dims, embd_crc32(0, o + HDR, 4 * dims));
+    if (r != EMBD_OK) return r;
+    if (tr) embd_wr32le(o + HDR + vb, embd_crc32(0, o + HDR, vb));
     *written = bound;
     return EMBD_OK;
   }
 
   /* Compressed: header, 4-byte length, the deflate output straight into `out`. */
   if (cap < HDR + 4 + tr) return *written = bound, EMBD_ERR_OUTPUT_TOO_SMALL;
-  write_header(o, (uint32_t)dims, flags);
+  write_header(o, (uint32_t)dims, flags, s->dtype);
   z_stream z;
   memset(&z, 0, sizeof z);
   const int zi = deflateInit(&z, level);
@@ -129,10 +153,11 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   for (;;) {
     if (z.avail_in == 0 && i < dims) {
       size_t n = dims - i < CHUNK ? dims - i : CHUNK;
-      stage(buf, s, i, n);
+      r = stage(buf, s, i, n);
+      if (r != EMBD_OK) break;
       i += n;
       z.next_in = buf;
-      z.avail_in = (uInt)(4 * n);
+      z.avail_in = (uInt)embd_value_bytes_(s->dtype, n);
     }
     const int fl = (i == dims) ? Z_FINISH : Z_NO_FLUSH;
     size_t room = zcap - zlen;
@@ -162,19 +187,38 @@ static embd_result encode(const src *s, size_t dims, const embd_frame_encode_opt
   return EMBD_OK;
 }
 
+/* opt->dtype for the float paths (0 = f32); -1 when it is not a dtype. */
+static int opt_dtype(const embd_frame_encode_options *opt) {
+  if (!opt) return EMBD_DTYPE_F32;
+  return opt->dtype < EMBD_DTYPE_COUNT_ ? (int)opt->dtype : -1;
+}
+
 embd_result embd_frame_encode_f32(const float *v, size_t dims,
                                   const embd_frame_encode_options *opt, void *out, size_t cap,
                                   size_t *written) {
-  src s = {v, NULL};
-  if (dims == 0) s.f = NULL;
+  const int dt = opt_dtype(opt);
+  if (dt < 0) return written ? (*written = 0, EMBD_ERR_INVALID_ARGUMENT) : EMBD_ERR_INVALID_ARGUMENT;
+  src s = {dims ? v : NULL, NULL, NULL, (embd_dtype)dt, EMBD_ORDER_LE};
   return encode(&s, dims, opt, out, cap, written);
 }
 
 embd_result embd_frame_encode_f64(const double *v, size_t dims,
                                   const embd_frame_encode_options *opt, void *out, size_t cap,
                                   size_t *written) {
-  src s = {NULL, v};
-  if (dims == 0) s.d = NULL;
+  const int dt = opt_dtype(opt);
+  if (dt < 0) return written ? (*written = 0, EMBD_ERR_INVALID_ARGUMENT) : EMBD_ERR_INVALID_ARGUMENT;
+  src s = {NULL, dims ? v : NULL, NULL, (embd_dtype)dt, EMBD_ORDER_LE};
+  return encode(&s, dims, opt, out, cap, written);
+}
+
+embd_result embd_frame_encode_raw(const void *data, size_t dims, embd_dtype dtype,
+                                  embd_byte_order order_of_data,
+                                  const embd_frame_encode_options *opt, void *out, size_t cap,
+                                  size_t *written) {
+  if ((unsigned)dtype >= EMBD_DTYPE_COUNT_ || (order_of_data != EMBD_ORDER_LE && order_of_data != EMBD_ORDER_BE) ||
+      (opt && opt->dtype && opt->dtype != (uint64_t)dtype))
+    return written ? (*written = 0, EMBD_ERR_INVALID_ARGUMENT) : EMBD_ERR_INVALID_ARGUMENT;
+  src s = {NULL, NULL, dims ? (const uint8_t *)data : NULL, dtype, order_of_data};
   return encode(&s, dims, opt, out, cap, written);
 }
 
@@ -190,12 +234,19 @@ static embd_result check_fields(const uint8_t *p, embd_error *err) {
     return embd_fail(err, EMBD_ERR_FRAME_BAD_MAGIC, 0,
                 "bad magic: 0x%08lx (bytes 0-3), expected 0x%08lx \"EMBD\"", (unsigned long)magic,
                 (unsigned long)EMBD_FRAME_MAGIC);
-  if (p[4] != EMBD_FRAME_VERSION)
-    return embd_fail(err, EMBD_ERR_FRAME_BAD_VERSION, 4, "unsupported version %u (byte 4), expected %d",
-                p[4], EMBD_FRAME_VERSION);
-  if (p[6] || p[7])
+  if (p[4] != EMBD_FRAME_VERSION && p[4] != EMBD_FRAME_VERSION_DTYPE)
+    return embd_fail(err, EMBD_ERR_FRAME_BAD_VERSION, 4,
+                     "unsupported version %u (byte 4), expected %d or %d", p[4],
+                     EMBD_FRAME_VERSION, EMBD_FRAME_VERSION_DTYPE);
+  if (p[4] == EMBD_FRAME_VERSION && (p[6] || p[7]))
     return embd_fail(err, EMBD_ERR_FRAME_BAD_PADDING, p[6] ? 6 : 7,
-                "non-zero padding: bytes 6-7 are 0x%02x 0x%02x", p[6], p[7]);
+                "non-zero padding: bytes 6-7 are 0x%02x 0x%02x (version 1)", p[6], p[7]);
+  if (p[4] == EMBD_FRAME_VERSION_DTYPE && p[6] >= EMBD_DTYPE_COUNT_)
+    return embd_fail(err, EMBD_ERR_FRAME_BAD_DTYPE, 6,
+                     "unknown dtype code %u (byte 6; known: 0-%d)", p[6], EMBD_DTYPE_COUNT_ - 1);
+  if (p[4] == EMBD_FRAME_VERSION_DTYPE && p[7])
+    return embd_fail(err, EMBD_ERR_FRAME_BAD_PADDING, 7,
+                     "non-zero padding: byte 7 is 0x%02x (version 2)", p[7]);
   if (p[5] & ~EMBD_FRAME_KNOWN_FLAGS)
     return embd_fail(err, EMBD_ERR_FRAME_UNKNOWN_FLAGS, 5,
                 "unknown flag bits 0x%02x in flags 0x%02x (byte 5; known: 0x%02x)",
@@ -223,6 +274,11 @@ static embd_result check_dims(const uint8_t *p, const embd_frame_decode_options 
   if (want && dims != want)
     return embd_fail(err, EMBD_ERR_FRAME_DIMS_MISMATCH, 8, "dims %lu, expected %lu", (unsigned long)dims,
                 (unsigned long)want);
+  const embd_dtype dt = embd_hdr_dtype_(p);
+  if (embd_dtype_bits(dt) == 1 && dims % 8)
+    return embd_fail(err, EMBD_ERR_DTYPE_LENGTH, 8,
+                     "dims %lu of dtype %s: packed bits need a multiple of 8 dims",
+                     (unsigned long)dims, embd_dtype_name(dt));
   return EMBD_OK;
 }
 
@@ -237,7 +293,7 @@ embd_result embd_frame_need_(const uint8_t *p, size_t avail, const embd_frame_de
   if (p[5] & EMBD_FRAME_ZLIB)
     *need = avail < HDR + 4 ? HDR + 4 : HDR + 4 + (uint64_t)embd_rd32le(p + HDR) + tr;
   else
-    *need = HDR + (uint64_t)embd_rd32le(p + 8) * 4 + tr;
+    *need = HDR + embd_value_bytes_(embd_hdr_dtype_(p), embd_rd32le(p + 8)) + tr;
   return EMBD_OK;
 }
 
@@ -256,12 +312,16 @@ embd_result embd_frame_need(const void *buf, size_t len, const embd_frame_decode
 }
 
 void embd_frame_info_(const uint8_t *p, size_t size, embd_frame_info *info) {
+  memset(info, 0, sizeof *info); /* the reserved room too */
   info->dims = embd_rd32le(p + 8);
   info->version = p[4];
   info->flags = p[5];
+  info->dtype = (uint8_t)embd_hdr_dtype_(p);
   info->frame_size = size;
   info->payload_offset = HDR;
   info->payload_size = size - HDR - ((p[5] & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0);
+  /* fits: the frame's size does (dims_fit), and the values are at most dims*4 bytes */
+  info->value_bytes = (size_t)embd_value_bytes_((embd_dtype)info->dtype, info->dims);
 }
 
 /* Everything but the inflate and the payload CRC: the header, the dims limits, that the
@@ -280,6 +340,7 @@ static embd_result check_header(const uint8_t *p, size_t len,
   if (r0 != EMBD_OK) return r0;
   const uint32_t dims = embd_rd32le(p + 8);
   const uint8_t flags = p[5];
+  const embd_dtype dtype = embd_hdr_dtype_(p);
   const size_t tr = (flags & EMBD_FRAME_PAYLOAD_CRC) ? 4 : 0;
   const size_t rest = len - HDR; /* bytes after the header */
   size_t payload;
@@ -295,25 +356,19 @@ static embd_result check_header(const uint8_t *p, size_t len,
                   (unsigned long)clen, (unsigned long long)(HDR + 4 + (uint64_t)clen + tr), len);
     payload = 4 + (size_t)clen;
   } else {
-    const size_t need = (size_t)dims * 4; /* no overflow: dims <= MAX_DIMS_SIZE */
+    /* no overflow: dims <= MAX_DIMS_SIZE, and no dtype takes more than 4 bytes */
+    const size_t need = (size_t)embd_value_bytes_(dtype, dims);
     if (need > rest || tr > rest - need)
       return embd_fail(err, EMBD_ERR_FRAME_TRUNCATED, len,
-                  "truncated: %lu dims need %llu bytes, got %zu", (unsigned long)dims,
-                  (unsigned long long)(HDR + (uint64_t)need + tr), len);
+                  "truncated: %lu dims of %s need %llu bytes, got %zu", (unsigned long)dims,
+                  embd_dtype_name(dtype), (unsigned long long)(HDR + (uint64_t)need + tr), len);
     payload = need;
   }
   const size_t fsize = HDR + payload + tr;
   if (len > fsize && !(opt && opt->allow_trailing))
     return embd_fail(err, EMBD_ERR_FRAME_TRAILING, fsize, "%zu bytes after the %zu-byte frame",
                 len - fsize, fsize);
-  if (info) {
-    info->dims = dims;
-    info->version = p[4];
-    info->flags = flags;
-    info->frame_size = fsize;
-    info->payload_offset = HDR;
-    info->payload_size = payload;
-  }
+  if (info) embd_frame_info_(p, fsize, info);
   return EMBD_OK;
 }
 
@@ -339,11 +394,12 @@ embd_result embd_frame_header(const void *buf, size_t len, const embd_frame_deco
   return EMBD_OK;
 }
 
-/* Inflates the compressed payload of a validated frame into out (exactly dims*4 bytes). */
+/* Inflates the compressed payload of a validated frame into out (exactly the values'
+ * in->value_bytes bytes). */
 static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, uint8_t *out,
                                    embd_error *err) {
   const size_t clen = in->payload_size - 4;
-  const size_t want = (size_t)in->dims * 4;
+  const size_t want = in->value_bytes;
   const uint8_t *zin = p + HDR + 4;
   z_stream z;
   memset(&z, 0, sizeof z);
@@ -367,16 +423,16 @@ static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, 
     const size_t made = before - z.avail_out;
     if (!room && made) {
       r = embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
-               "zlib stream inflates to more than dims*4 = %zu bytes (%lu dims)", want,
-               (unsigned long)in->dims);
+               "zlib stream inflates to more than the %zu bytes of %lu dims of %s", want,
+               (unsigned long)in->dims, embd_dtype_name((embd_dtype)in->dtype));
       break;
     }
     got += room ? made : 0;
     if (zr == Z_STREAM_END) {
       if (got != want) {
         r = embd_fail(err, EMBD_ERR_FRAME_INFLATE, HDR + 4 + (clen - z.avail_in),
-                 "zlib stream inflates to %zu bytes, dims %lu need %zu", got,
-                 (unsigned long)in->dims, want);
+                 "zlib stream inflates to %zu bytes, dims %lu of %s need %zu", got,
+                 (unsigned long)in->dims, embd_dtype_name((embd_dtype)in->dtype), want);
       } else if (z.avail_in) {
         r = embd_fail(err, EMBD_ERR_FRAME_COMPRESSED_LENGTH, HDR + 4 + (clen - z.avail_in),
                  "zlib stream ends after %zu of its %zu compressed bytes (%lu trailing)",
@@ -408,25 +464,81 @@ static embd_result inflate_payload(const uint8_t *p, const embd_frame_info *in, 
   return r;
 }
 
-/* The values of a frame whose header and lengths are checked (in), its payload CRC too
- * when check_crc (after the output's checks, the order the errors always had). */
+/* The output's checks, then the payload CRC when check_crc (the order the errors always
+ * had). cap is in the output's unit: floats (raw 0) or bytes (raw 1). */
+static embd_result out_check(const uint8_t *p, const embd_frame_info *in, const void *out,
+                             size_t cap, int raw, int check_crc, embd_error *err) {
+  const size_t need = raw ? in->value_bytes : in->dims;
+  if (!out && need)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL output for %lu dims",
+                     (unsigned long)in->dims);
+  if (cap < need)
+    return raw ? embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 8,
+                           "output holds %zu bytes, frame has %zu (%lu dims of %s)", cap, need,
+                           (unsigned long)in->dims, embd_dtype_name((embd_dtype)in->dtype))
+               : embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 8,
+                           "output holds %zu floats, frame has %lu dims", cap,
+                           (unsigned long)in->dims);
+  return check_crc ? check_payload_crc(p, in, err) : EMBD_OK;
+}
+
+/* Elements of a frame's dtype at src (LE) -> floats, in CHUNK steps through a stack copy:
+ * src may lie in the tail of out itself (an inflated non-f32 payload, below). That is
+ * safe because element i's float ends at byte 4(i+1) and its source starts at
+ * T + (i+1)*size with T = dims*(4 - size): the floats never overtake bytes still to be
+ * read, and each step's bytes are copied out before its floats are written; the kernel
+ * itself never sees overlapping memory (embd_to_f32's rule). */
+static void widen_in_place(float *out, const uint8_t *from, size_t dims, embd_dtype dt) {
+  uint8_t tmp[CHUNK * 2];
+  for (size_t i = 0; i < dims; i += CHUNK) {
+    const size_t n = dims - i < CHUNK ? dims - i : CHUNK;
+    const size_t b = (size_t)embd_value_bytes_(dt, n);
+    memcpy(tmp, from + embd_value_bytes_(dt, i), b);
+    embd_to_f32(out + i, tmp, n, dt, EMBD_ORDER_LE);
+  }
+}
+
+/* The values of a frame whose header and lengths are checked (in), as floats. */
 static embd_result decode_(const uint8_t *p, const embd_frame_info *in, float *out,
                            size_t out_cap, int check_crc, embd_error *err) {
-  if (!out && in->dims) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL output for %lu dims",
-                                   (unsigned long)in->dims);
-  if (out_cap < in->dims)
-    return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 8, "output holds %zu floats, frame has %lu dims",
-                out_cap, (unsigned long)in->dims);
-  if (check_crc) {
-    embd_result r = check_payload_crc(p, in, err);
-    if (r != EMBD_OK) return r;
-  }
+  embd_result r = out_check(p, in, out, out_cap, 0, check_crc, err);
+  if (r != EMBD_OK) return r;
+  const embd_dtype dt = (embd_dtype)in->dtype;
   if (in->flags & EMBD_FRAME_ZLIB) {
-    embd_result r = inflate_payload(p, in, (uint8_t *)out, err);
+    /* Inflate into the output itself: f32 fills it, a narrower dtype its tail, widened
+     * from there (no allocation, as for float32). */
+    uint8_t *o = (uint8_t *)out, *tail = o + (size_t)in->dims * 4 - in->value_bytes;
+    r = inflate_payload(p, in, tail, err);
     if (r != EMBD_OK) return r;
-    embd_f32_from_le(out, out, in->dims);
-  } else {
+    if (dt == EMBD_DTYPE_F32)
+      embd_f32_from_le(out, out, in->dims);
+    else
+      widen_in_place(out, tail, in->dims, dt);
+  } else if (dt == EMBD_DTYPE_F32) {
     embd_f32_from_le(out, p + HDR, in->dims);
+  } else {
+    embd_to_f32(out, p + HDR, in->dims, dt, EMBD_ORDER_LE);
+  }
+  ok(err);
+  return EMBD_OK;
+}
+
+/* The values of a checked frame in its own dtype, multi-byte elements in order `want`. */
+static embd_result decode_raw_(const uint8_t *p, const embd_frame_info *in, void *out,
+                               size_t cap, embd_byte_order want, int check_crc,
+                               embd_error *err) {
+  if (want != EMBD_ORDER_LE && want != EMBD_ORDER_BE)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "byte order %d is not LE or BE", (int)want);
+  embd_result r = out_check(p, in, out, cap, 1, check_crc, err);
+  if (r != EMBD_OK) return r;
+  const unsigned size = embd_dtype_bits((embd_dtype)in->dtype) / 8;
+  const int swap = want != EMBD_ORDER_LE;
+  if (in->flags & EMBD_FRAME_ZLIB) {
+    r = inflate_payload(p, in, (uint8_t *)out, err);
+    if (r != EMBD_OK) return r;
+    embd_copy_elems_(out, out, in->value_bytes, size, swap);
+  } else {
+    embd_copy_elems_(out, p + HDR, in->value_bytes, size, swap);
   }
   ok(err);
   return EMBD_OK;
@@ -444,11 +556,26 @@ embd_result embd_frame_decode(const void *buf, size_t len, const embd_frame_deco
   return r;
 }
 
-embd_result embd_frame_view(const void *buf, size_t len, const embd_frame_decode_options *opt,
-                            const float **values, embd_frame_info *info, embd_error *err) {
+embd_result embd_frame_decode_raw(const void *buf, size_t len, const embd_frame_decode_options *opt,
+                                  void *out, size_t out_cap_bytes, embd_byte_order want,
+                                  embd_frame_info *info, embd_error *err) {
   const uint8_t *p = (const uint8_t *)buf;
-  if (!values) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL values pointer");
-  *values = NULL;
+  embd_frame_info in;
+  embd_result r = check_header(p, len, opt, &in, err);
+  if (r != EMBD_OK) return r;
+  if (out_cap_bytes < in.value_bytes && info) *info = in; /* the size it needs */
+  r = decode_raw_(p, &in, out, out_cap_bytes, want, 1, err);
+  if (r == EMBD_OK && info) *info = in;
+  return r;
+}
+
+/* Both views: the whole frame validated, then whether its elements can be handed out as
+ * they lie (f32_only: embd_frame_view's float32 rule). */
+static embd_result view_(const uint8_t *p, size_t len, const embd_frame_decode_options *opt,
+                         const void **data, int f32_only, embd_frame_info *info,
+                         embd_error *err) {
+  if (!data) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL values pointer");
+  *data = NULL;
   /* Zeroed: gcc (-O2, UBSan) cannot see that check_header fills it on EMBD_OK and warns
    * (-Wmaybe-uninitialized) about in.flags below. */
   embd_frame_info in = {0};
@@ -457,19 +584,40 @@ embd_result embd_frame_view(const void *buf, size_t len, const embd_frame_decode
   r = check_payload_crc(p, &in, err);
   if (r != EMBD_OK) return r;
   if (info) *info = in;
+  const embd_dtype dt = (embd_dtype)in.dtype;
+  const size_t size = embd_dtype_bits(dt) / 8; /* 0 for packed bits: bytes, no order */
+  if (f32_only && dt != EMBD_DTYPE_F32)
+    return embd_fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, 6,
+                     "no float32 view: the frame carries %s (embd_frame_view_raw, or decode)",
+                     embd_dtype_name(dt));
   if (in.flags & EMBD_FRAME_ZLIB)
     return embd_fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
                 "no zero-copy view: the payload is zlib-compressed");
-  if (!embd_host_le_())
+  if (size > 1 && !embd_host_le_())
     return embd_fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
                 "no zero-copy view: the host is big-endian, the payload little-endian");
-  if ((uintptr_t)(p + HDR) % _Alignof(float) != 0)
+  if (size > 1 && (uintptr_t)(p + HDR) % size != 0)
     return embd_fail(err, EMBD_ERR_FRAME_VIEW_UNAVAILABLE, HDR,
                 "no zero-copy view: the payload at %p is not %zu-byte aligned", (const void *)(p + HDR),
-                (size_t)_Alignof(float));
-  *values = (const float *)(const void *)(p + HDR);
+                size);
+  *data = p + HDR;
   ok(err);
   return EMBD_OK;
+}
+
+embd_result embd_frame_view(const void *buf, size_t len, const embd_frame_decode_options *opt,
+                            const float **values, embd_frame_info *info, embd_error *err) {
+  if (!values) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL values pointer");
+  const void *d = NULL;
+  /* float's alignment is 4 on every supported host: the 4-byte check above is it */
+  const embd_result r = view_((const uint8_t *)buf, len, opt, &d, 1, info, err);
+  *values = (const float *)d;
+  return r;
+}
+
+embd_result embd_frame_view_raw(const void *buf, size_t len, const embd_frame_decode_options *opt,
+                                const void **data, embd_frame_info *info, embd_error *err) {
+  return view_((const uint8_t *)buf, len, opt, data, 0, info, err);
 }
 
 embd_result embd_frame_check_(const uint8_t *p, size_t len, const embd_frame_decode_options *opt,
@@ -487,4 +635,9 @@ embd_result embd_frame_payload_check_(const uint8_t *p, const embd_frame_info *i
 embd_result embd_frame_decode_checked_(const uint8_t *p, const embd_frame_info *info, float *out,
                                        size_t out_cap, embd_error *err) {
   return decode_(p, info, out, out_cap, 0, err);
+}
+
+embd_result embd_frame_decode_raw_checked_(const uint8_t *p, const embd_frame_info *info, void *out,
+                                           size_t out_cap, embd_byte_order want, embd_error *err) {
+  return decode_raw_(p, info, out, out_cap, want, 0, err);
 }

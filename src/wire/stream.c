@@ -38,7 +38,9 @@ embd_result embd_stream_buffer_size(uint32_t max_dims, size_t *size) {
 embd_result embd_stream_create(const embd_stream_options *opt, embd_stream **out) {
   if (!out) return EMBD_ERR_INVALID_ARGUMENT;
   *out = NULL;
-  if (!opt || (!opt->on_frame && !opt->dest) || !EMBD_RESERVED_OK(opt)) return EMBD_ERR_INVALID_ARGUMENT;
+  if (!opt || (!opt->on_frame && !opt->dest && !opt->dest_raw) || (opt->dest && opt->dest_raw) ||
+      !EMBD_RESERVED_OK(opt))
+    return EMBD_ERR_INVALID_ARGUMENT;
   size_t cap;
   embd_result r = embd_stream_buffer_size(opt->max_dims, &cap);
   if (r != EMBD_OK) return r;
@@ -98,7 +100,15 @@ static int st_size(embd_framer *f, const uint8_t *p, size_t n, uint64_t *need) {
 static embd_result st_callback(embd_stream *s, embd_batch_frame *fr) {
   fr->index = (uint32_t)s->f.index;
   fr->offset = s->f.start;
+  fr->reserved_[0] = fr->reserved_[1] = 0;
   return s->o.on_frame ? s->o.on_frame(s->o.user, fr) : EMBD_OK;
+}
+
+/* The destination for a frame (dest or dest_raw: one of them at most is set), asked once. */
+static void *st_dest(embd_stream *s, const embd_frame_info *info) {
+  s->f.asked = 1;
+  return s->o.dest ? (void *)s->o.dest(s->o.user, (uint32_t)s->f.index, info)
+                   : s->o.dest_raw(s->o.user, (uint32_t)s->f.index, info);
 }
 
 /* A whole frame (header checked by st_size): its payload CRC, once, then dest and the
@@ -113,12 +123,18 @@ static embd_result st_frame(embd_framer *f, const uint8_t *p, size_t n) {
   fr.payload = p + HDR;
   fr.payload_len = fr.info.payload_size;
   fr.values = NULL;
-  if (s->o.dest && !f->asked) {
-    float *d = s->o.dest(s->o.user, (uint32_t)f->index, &fr.info);
-    if (d) {
-      if (embd_frame_decode_checked_(p, &fr.info, d, fr.info.dims, &fe) != EMBD_OK)
+  fr.raw_values = NULL;
+  if ((s->o.dest || s->o.dest_raw) && !f->asked) {
+    void *d = st_dest(s, &fr.info);
+    if (d && s->o.dest) {
+      if (embd_frame_decode_checked_(p, &fr.info, (float *)d, fr.info.dims, &fe) != EMBD_OK)
         return embd_framer_rebase(f, &fe);
-      fr.values = d;
+      fr.values = (const float *)d;
+    } else if (d) {
+      const embd_byte_order host = embd_host_le_() ? EMBD_ORDER_LE : EMBD_ORDER_BE;
+      if (embd_frame_decode_raw_checked_(p, &fr.info, d, fr.info.value_bytes, host, &fe) != EMBD_OK)
+        return embd_framer_rebase(f, &fe);
+      fr.raw_values = d;
     }
   }
   return st_callback(s, &fr);
@@ -127,18 +143,31 @@ static embd_result st_frame(embd_framer *f, const uint8_t *p, size_t n) {
 static void f32_words(uint8_t *d, const uint8_t *p, size_t n) {
   embd_f32_from_le((float *)(void *)d, p, n);
 }
+/* Elements that need no conversion on the way (single bytes, or 2-byte ones on a
+ * little-endian host): the wire's bytes as they are. */
+static void copy_words(uint8_t *d, const uint8_t *p, size_t n) { memcpy(d, p, 4 * n); }
 
-/* An uncompressed frame larger than what is at hand: asks dest where its values go. */
+/* An uncompressed frame larger than what is at hand: asks the destination where its
+ * values go, and receives them there as they arrive when the bytes map straight onto
+ * the destination's elements (the framer places 4-byte words, swapped or not): float32
+ * into float or raw memory, and in raw mode single-byte elements anywhere and 2-byte ones
+ * on little-endian hosts. Other frames are decoded into it when they complete. */
 static size_t st_direct(embd_framer *f, const uint8_t *p, size_t n) {
   embd_stream *s = (embd_stream *)f;
   (void)n;
-  if (!s->o.dest || f->asked || (p[5] & EMBD_FRAME_ZLIB)) return 0;
+  if ((!s->o.dest && !s->o.dest_raw) || f->asked || (p[5] & EMBD_FRAME_ZLIB)) return 0;
+  const embd_dtype dt = embd_hdr_dtype_(p);
+  const unsigned size = embd_dtype_bits(dt) / 8;
+  const int le = embd_host_le_();
+  if (dt != EMBD_DTYPE_F32 && (s->o.dest || (size == 2 && !le))) return 0;
   embd_frame_info_(p, (size_t)f->need, &s->info); /* need <= the buffer: fits */
-  float *d = s->o.dest(s->o.user, (uint32_t)f->index, &s->info);
-  f->asked = 1;
+  void *d = st_dest(s, &s->info);
   if (!d) return 0;
   const int crc = (p[5] & EMBD_FRAME_PAYLOAD_CRC) != 0;
-  embd_framer_direct(f, d, s->info.payload_size, !embd_host_le_(), f32_words, crc, crc ? 4 : 0);
+  if (dt == EMBD_DTYPE_F32)
+    embd_framer_direct(f, d, s->info.payload_size, !le, f32_words, crc, crc ? 4 : 0);
+  else
+    embd_framer_direct(f, d, s->info.payload_size, 0, copy_words, crc, crc ? 4 : 0);
   return HDR;
 }
 
@@ -159,7 +188,8 @@ static embd_result st_direct_end(embd_framer *f) {
   fr.data = NULL;
   fr.payload = NULL;
   fr.payload_len = pay;
-  fr.values = (const float *)(const void *)f->dst;
+  fr.values = s->o.dest ? (const float *)(const void *)f->dst : NULL;
+  fr.raw_values = s->o.dest ? NULL : f->dst;
   return st_callback(s, &fr);
 }
 

@@ -4,6 +4,7 @@
 #ifndef EMBD_WIRE_H
 #define EMBD_WIRE_H
 
+#include "embd/bswap.h"
 #include "embd/frame.h"
 #include "internal.h"
 
@@ -44,6 +45,36 @@ static inline int embd_host_le_(void) {
   return b;
 }
 
+/* ---- elements of a dtype (frame.c, batch.c, stream.c) ---- */
+/* Bytes n elements of dtype take: n * bits / 8 (packed bits: n a multiple of 8, checked
+ * by the caller). dtype < EMBD_DTYPE_COUNT_. */
+static inline uint64_t embd_value_bytes_(embd_dtype dtype, uint64_t n) {
+  return n * embd_dtype_bits(dtype) / 8;
+}
+/* `bytes` bytes of elements of `size` bytes (0 or 1: single bytes, no order) from src
+ * to dst, each element's bytes reversed when `swap` (LE <-> BE); dst == src is allowed
+ * (in place), other overlaps are not. */
+static inline void embd_copy_elems_(void *dst, const void *src, size_t bytes, unsigned size,
+                                    int swap) {
+  if (!swap || size < 2) {
+    if (dst != src) memcpy(dst, src, bytes);
+  } else if (size == 4) {
+    embd_bswap32(dst, src, bytes / 4);
+  } else {
+    uint8_t *d = (uint8_t *)dst;
+    const uint8_t *s = (const uint8_t *)src;
+    for (size_t i = 0; i + 1 < bytes; i += 2) {
+      const uint8_t a = s[i];
+      d[i] = s[i + 1];
+      d[i + 1] = a;
+    }
+  }
+}
+/* The dtype a checked header at p says: byte 6 in version 2, f32 in version 1. */
+static inline embd_dtype embd_hdr_dtype_(const uint8_t *p) {
+  return p[4] == EMBD_FRAME_VERSION_DTYPE ? (embd_dtype)p[6] : EMBD_DTYPE_F32;
+}
+
 /* ---- frames (frame.c), for the batch and stream decoders ---- */
 /* The 16 header bytes at p (avail >= 16 bytes present): validates them (and the dims
  * limits in opt) unless `checked` says that was done, and sets *need to the whole frame's
@@ -65,6 +96,11 @@ EMBD_INTERNAL embd_result embd_frame_payload_check_(const uint8_t *p, const embd
  * stream decoder check a frame when they hand it out, and this is their decode step. */
 EMBD_INTERNAL embd_result embd_frame_decode_checked_(const uint8_t *p, const embd_frame_info *info,
                                                      float *out, size_t out_cap, embd_error *err);
+/* The same keeping the dtype (embd_frame_decode_raw's output; out_cap in bytes). */
+EMBD_INTERNAL embd_result embd_frame_decode_raw_checked_(const uint8_t *p,
+                                                         const embd_frame_info *info, void *out,
+                                                         size_t out_cap, embd_byte_order want,
+                                                         embd_error *err);
 
 /* Test hook: when set, called once for every header check (EMBD_CHECK_HEADER: the header
  * CRC) and every payload CRC check, so that tests/test_framer.c can show each happens

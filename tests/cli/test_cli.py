@@ -3,10 +3,11 @@
 message substrings and exit codes. Run by ctest (tests/CMakeLists.txt, label cli):
 
     test_cli.py EMBD_EXECUTABLE GROUP      GROUP: help cpu encode decode inspect verify
-                                                  openai npy roundtrip big tokens bench
-                                                  stream faults | all
-The numpy checks (group npy, partly roundtrip) are skipped, with a message, when numpy
-cannot be imported (Debian: python3-numpy)."""
+                                                  openai openai_dtype npy roundtrip big
+                                                  tokens bench stream faults dtype_frames
+                                                  | all
+The numpy checks (group npy, partly roundtrip and dtype_frames) are skipped, with a
+message, when numpy cannot be imported (Debian: python3-numpy)."""
 import base64
 import json
 import os
@@ -1266,10 +1267,216 @@ def t_faults():
                   "faults: embd %s > /dev/full: exit %d, %r" % (" ".join(args), rc, err))
 
 
+# ---- dtype frames (version 2, docs/FORMAT.md): an independent encoder and the checks -------
+DT_CODES = {"f32": 0, "f16": 1, "bf16": 2, "fp8-e4m3": 3, "fp8-e5m2": 4, "int8": 5,
+            "uint8": 6, "binary": 7, "ubinary": 8}
+
+
+def fp8_bits(x, ebits, mbits, bias):
+    """The FP8 byte of x, which must be 0 or a normal number exact in the format (the test
+    values are chosen so): sign, biased exponent, mantissa, by arithmetic."""
+    if x == 0:
+        return 0x80 if str(x).startswith("-") else 0
+    sign = 0x80 if x < 0 else 0
+    m, e = abs(x), 0
+    while m >= 2:
+        m, e = m / 2, e + 1
+    while m < 1:
+        m, e = m * 2, e - 1
+    frac = (m - 1) * (1 << mbits)
+    assert frac == int(frac) and 0 < e + bias < (1 << ebits), x
+    return sign | (e + bias) << mbits | int(frac)
+
+
+def dt_payload(name, vec):
+    """The little-endian element bytes of vec in dtype `name` (exact values only)."""
+    if name == "f32":
+        return struct.pack("<%df" % len(vec), *vec)
+    if name == "f16":
+        return struct.pack("<%de" % len(vec), *vec)
+    if name == "bf16":  # exact values: the upper half of the float32
+        return b"".join(struct.pack("<H", struct.unpack("<I", struct.pack("<f", x))[0] >> 16) for x in vec)
+    if name == "fp8-e4m3":
+        return bytes(fp8_bits(x, 4, 3, 7) for x in vec)
+    if name == "fp8-e5m2":
+        return bytes(fp8_bits(x, 5, 2, 15) for x in vec)
+    if name == "int8":
+        return struct.pack("<%db" % len(vec), *[int(x) for x in vec])
+    if name == "uint8":
+        return bytes(int(x) for x in vec)
+    bits = [1 if x > 0 else 0 for x in vec]
+    packed = bytes(sum(b << (7 - j) for j, b in enumerate(bits[i:i + 8])) for i in range(0, len(bits), 8))
+    return bytes(b ^ 0x80 for b in packed) if name == "binary" else packed
+
+
+def frame_v2(name, vec, flags=0):
+    payload = dt_payload(name, vec)
+    if flags & 1:
+        z = zlib.compress(payload)
+        payload = struct.pack("<I", len(z)) + z
+    ver = 1 if name == "f32" else 2
+    h = b"EMBD" + bytes([ver, flags, 0 if ver == 1 else DT_CODES[name], 0]) + struct.pack("<I", len(vec))
+    h += struct.pack("<I", zlib.crc32(h))
+    return h + payload + (struct.pack("<I", zlib.crc32(payload)) if flags & 2 else b"")
+
+
+def dt_value(name, x):
+    """What a value reads back as in `name` (binary types: their +1/-1 or 1/0)."""
+    if name == "binary":
+        return 1.0 if x > 0 else -1.0
+    if name == "ubinary":
+        return 1.0 if x > 0 else 0.0
+    return x
+
+
+def t_dtype_frames():
+    # values exact in every dtype: small integers and halves (fp8-e5m2 has 2 mantissa bits)
+    floaty = [[1.0, -2.0, 0.5, 3.0, 0.0, -1.5, 4.0, 8.0], [2.0, 1.0, -0.5, 6.0, 1.5, -4.0, 0.25, 12.0]]
+    ints = [[1, 2, 3, 0, 7, 100, 127, 9], [5, 0, 0, 1, 2, 3, 4, 5]]
+    sints = [[-1, 2, -128, 0, 7, -100, 127, 9], [5, 0, 0, 1, -2, 3, 4, 5]]
+    cases = {"f32": floaty, "f16": floaty, "bf16": floaty, "fp8-e4m3": floaty, "fp8-e5m2": floaty,
+             "int8": sints, "uint8": ints, "binary": floaty, "ubinary": floaty}
+    for name, vecs in cases.items():
+        src = write("dt_%s.jsonl" % name, jsonl(vecs))
+        for flags, opts in ((0, []), (3, ["-z", "-c"])):
+            out = path("dt_%s_%d.embd" % (name, flags))
+            expect(["encode", "--dtype", name] + opts + [src, "-o", out], 0)
+            got = read(os.path.basename(out))
+            want = struct.pack("<I", 2) + b"".join(frame_v2(name, v, flags) for v in vecs)
+            if flags == 0:
+                check(got == want, "encode --dtype %s: the frames are docs/FORMAT.md's bytes" % name)
+            else:  # zlib output may differ from Python's deflate: compare the decoded elements
+                check(len(got) > 8, "encode --dtype %s -z -c: output" % name)
+            # back as JSON numbers: the values (binary types: +-1 / 1 0), integers as integers
+            o, _ = expect(["decode", out], 0)
+            check(parse_jsonl(o) == [[dt_value(name, x) for x in v] for v in vecs],
+                  "decode of --dtype %s %s: %r" % (name, opts, o[:200]))
+            if name in ("int8", "uint8") and flags == 0:
+                check(o.decode().splitlines()[0] == "[" + ",".join(str(x) for x in vecs[0]) + "]",
+                      "decode --dtype %s: integers print as integers: %r" % (name, o[:80]))
+            # raw: the wire elements as they are
+            r, _ = expect(["decode", "--to", "raw", out], 0)
+            check(r == b"".join(dt_payload(name, v) for v in vecs), "decode --to raw of %s keeps the wire bytes" % name)
+            # inspect names version and dtype
+            expect(["inspect", out], 0, out_has=["version %d" % (1 if name == "f32" else 2),
+                                                  "dtype %s," % name, "dtypes: %s x2" % name])
+        # an independent v2 frame (Python's zlib) decodes to the values
+        pb = struct.pack("<I", 2) + b"".join(frame_v2(name, v, 3) for v in vecs)
+        o, _ = expect(["decode", "-"], 0, stdin=pb)
+        check(parse_jsonl(o) == [[dt_value(name, x) for x in v] for v in vecs],
+              "decode of Python's zlib+crc %s frames" % name)
+        o, _ = expect(["decode", "--stream", "-"], 0, stdin=pb[4:])
+        check(len(parse_jsonl(o)) == 2, "decode --stream of %s frames" % name)
+
+    # int8/uint8 values must be integers in range: exit 1, the line and element named, no output
+    bad = write("dt_bad.jsonl", "[1,2,3]\n\n[4,300,6]\n")
+    out = path("dt_bad.embd")
+    expect(["encode", "--dtype", "int8", bad, "-o", out], 1,
+           err_has=["dt_bad.jsonl:3: vector 1: value 1 (300) is not an integer in int8's range -128..127"])
+    check(not os.path.exists(out), "encode --dtype int8 with a bad value leaves no output")
+    expect(["encode", "--dtype", "uint8", "-"], 1, stdin=b"[1,2]\n[0.5,1]\n",
+           err_has=["<stdin>:2: vector 1: value 0 (0.5) is not an integer in uint8's range 0..255"])
+    expect(["encode", "--dtype", "uint8", "-", "-o", path("dt_pipe.embd")], 1, stdin=b"[1,-1]\n",
+           err_has=["<stdin>:1: vector 0: value 1 (-1) is not an integer in uint8's range"])
+    expect(["encode", "--dtype", "int8", "--from", "raw", "--dims", "2", "-"], 1,
+           stdin=struct.pack("<4f", 1, 2, 3, 3.5), err_has=["vector 1: value 1 (3.5) is not an integer"])
+    # packed bits need dims % 8 == 0
+    expect(["encode", "--dtype", "ubinary", "-"], 1, stdin=b"[1,2,3]\n",
+           err_has=["vector 0: 3 dims: ubinary packs 8 values a byte"])
+    # usage errors
+    expect(["encode", "--dtype", "float64", "-"], 2, stdin=b"[1]\n", err_has=["--dtype: 'float64' is not a dtype"])
+    expect(["encode", "--ragged", "--dims", "3", "-"], 2, stdin=b"[1]\n", err_has=["--ragged and --dims"])
+    expect(["encode", "--ragged", "--from", "npy", "-"], 2, stdin=b"", err_has=["--ragged is for JSON lines"])
+    expect(["decode", "--as", "f16", "-"], 2, stdin=b"", err_has=["--as: only f32"])
+    # the servers' spellings parse too
+    expect(["encode", "--dtype", "float16", "-"], 0, stdin=b"[1,2]\n")
+
+    # --ragged: each frame its own dims; the default refuses, naming both lines
+    rag = write("dt_rag.jsonl", "[1,2,3]\n[4,5,6,7]\n[8]\n")
+    expect(["encode", rag, "-o", path("dt_rag0.embd")], 1,
+           err_has=["dt_rag.jsonl:2:1: 4 values, line 1 had 3", "--ragged"])
+    for dt in ("f32", "int8"):
+        for mode, args, stdin in (("file", [rag], b""), ("pipe", ["-"], read("dt_rag.jsonl"))):
+            for dest in ("file", "pipe"):
+                o_args = ["-o", path("dt_rag.embd")] if dest == "file" else []
+                o, _ = expect(["encode", "--ragged", "--dtype", dt] + args + o_args, 0, stdin=stdin)
+                b = read("dt_rag.embd") if dest == "file" else o
+                want = struct.pack("<I", 3) + b"".join(frame_v2(dt, v) for v in [[1, 2, 3], [4, 5, 6, 7], [8]])
+                check(b == want, "encode --ragged --dtype %s (%s to %s): the frames" % (dt, mode, dest))
+    expect(["inspect", path("dt_rag.embd")], 0, out_has=["dims: 3 x1, 4 x1, 1 x1"])
+    o, _ = expect(["decode", path("dt_rag.embd")], 0)
+    check(parse_jsonl(o) == [[1, 2, 3], [4, 5, 6, 7], [8]], "decode of a ragged batch")
+    expect(["decode", "--to", "npy", path("dt_rag.embd"), "-o", path("dt_rag.npy")], 1,
+           err_has=["frame 1 at byte", "npy output needs one dims for all"])
+
+    # mixed dtypes: npy/raw need one dtype (or --as f32), jsonl takes any
+    mixed = struct.pack("<I", 3) + frame_v2("f16", [1.0, 2.0]) + frame_v2("int8", [3, 4]) + frame_v2("f32", [5.0, 6.5])
+    expect(["decode", "--to", "npy", "-", "-o", path("dt_mixed.npy")], 1, stdin=mixed,
+           err_has=["frame 1 at byte 24 is int8, the first vector was f16", "--as f32"])
+    o, _ = expect(["decode", "-"], 0, stdin=mixed)
+    check(parse_jsonl(o) == [[1, 2], [3, 4], [5, 6.5]], "decode jsonl of mixed dtypes")
+    r, _ = expect(["decode", "--to", "raw", "--as", "f32", "-"], 0, stdin=mixed)
+    check(r == struct.pack("<6f", 1, 2, 3, 4, 5, 6.5), "decode --to raw --as f32 of mixed dtypes")
+    expect(["inspect", "-S", "-"], 0, stdin=mixed, out_has=["dtypes: f16 x1, int8 x1, f32 x1"])
+
+    # a bad dtype code, a non-zero byte 7, packed dims % 8: errors with frame and offset
+    h = b"EMBD" + bytes([2, 0, 9, 0]) + struct.pack("<I", 2)
+    h += struct.pack("<I", zlib.crc32(h))
+    badf = struct.pack("<I", 1) + h + b"\0\0"
+    for cmd in (["decode"], ["verify"], ["inspect"]):
+        expect(cmd + ["-"], 1, stdin=badf,
+               err_has=["frame 0 at byte 4: unknown dtype code 9 (byte 6; known: 0-8)"])
+    expect(["inspect", "-"], 1, stdin=badf, out_has=["dtype unknown code 9"])
+    h = b"EMBD" + bytes([2, 0, 5, 1]) + struct.pack("<I", 2)
+    h += struct.pack("<I", zlib.crc32(h))
+    expect(["verify", "-"], 1, stdin=struct.pack("<I", 1) + h + b"\0\0",
+           err_has=["frame 0 at byte 4: non-zero padding: byte 7 is 0x01 (version 2)"])
+    h = b"EMBD" + bytes([2, 0, 8, 0]) + struct.pack("<I", 12)
+    h += struct.pack("<I", zlib.crc32(h))
+    expect(["verify", "-"], 1, stdin=struct.pack("<I", 1) + h + b"\0\0",
+           err_has=["frame 0 at byte 4: dims 12 of dtype ubinary: packed bits need a multiple of 8"])
+
+    # decode --to npy: the frames' own dtype, checked with numpy as the oracle
+    if np is None:
+        print("dtype_frames: SKIP the numpy checks of decode --to npy (python3 cannot import "
+              "numpy: install python3-numpy)", flush=True)
+        return
+    descr = {"f32": "<f4", "f16": "<f2", "bf16": "<u2", "fp8-e4m3": "|u1", "fp8-e5m2": "|u1",
+             "int8": "|i1", "uint8": "|u1", "binary": "|u1", "ubinary": "|u1"}
+    for name, vecs in cases.items():
+        src = path("dt_%s_0.embd" % name)
+        npy = path("dt_%s.npy" % name)
+        expect(["decode", "--to", "npy", src, "-o", npy], 0)
+        a = np.load(npy)
+        check(a.dtype.str == descr[name], "decode --to npy of %s: descr %s, want %s" % (name, a.dtype.str, descr[name]))
+        cols = len(vecs[0]) // 8 if name in ("binary", "ubinary") else len(vecs[0])
+        check(a.shape == (2, cols), "decode --to npy of %s: shape %r" % (name, a.shape))
+        v = np.array(vecs, dtype=np.float64)
+        if name == "f16":
+            check(np.array_equal(a, v.astype(np.float16)), "npy f16 values")
+        elif name == "f32":
+            check(np.array_equal(a, v.astype(np.float32)), "npy f32 values")
+        elif name in ("int8", "uint8"):
+            check(np.array_equal(a, v.astype(a.dtype)), "npy %s values" % name)
+        elif name == "bf16":  # the upper halves of the float32 bits
+            check(np.array_equal(a, (v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)), "npy bf16 bits")
+        elif name in ("binary", "ubinary"):
+            packed = np.packbits(v > 0, axis=1)
+            check(np.array_equal(a, packed ^ (0x80 if name == "binary" else 0)), "npy %s: packbits" % name)
+        else:  # fp8: the wire bytes
+            check(a.tobytes() == b"".join(dt_payload(name, x) for x in vecs), "npy %s: the wire bytes" % name)
+        npy32 = path("dt_%s_f32.npy" % name)
+        expect(["decode", "--to", "npy", "--as", "f32", src, "-o", npy32], 0)
+        b = np.load(npy32)
+        check(b.dtype.str == "<f4" and b.shape == (2, len(vecs[0])) and
+              b.tolist() == [[dt_value(name, x) for x in vv] for vv in vecs],
+              "decode --to npy --as f32 of %s" % name)
+
+
 GROUPS = {"help": t_help, "cpu": t_cpu, "encode": t_encode, "decode": t_decode,
           "inspect": t_inspect, "verify": t_verify, "openai": t_openai, "openai_dtype": t_openai_dtype, "npy": t_npy,
           "roundtrip": t_roundtrip, "big": t_big, "tokens": t_tokens, "bench": t_bench,
-          "stream": t_stream, "faults": t_faults}
+          "stream": t_stream, "faults": t_faults, "dtype_frames": t_dtype_frames}
 
 
 def main():

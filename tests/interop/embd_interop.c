@@ -9,6 +9,11 @@
  *    embd_frame_encode_f32; kind f64: the doubles of <name>.f64 with embd_frame_encode_f64)
  *    with flags 0, writes it to <name>.embd.frame for seed_codec.mjs check, and the bytes
  *    must equal the seed encoder's frame.
+ * Then the dtype frames: for every dtype but f32 and every flags value 0-3, embd writes a
+ * version-2 frame (v2_<dtype>_<flags>.embd.frame) and a batch of a version-1 frame then
+ * that one (v2_<dtype>_<flags>.embd.batch), listed in <dir>/v2manifest.txt; seed_codec.mjs
+ * check must refuse every one of them ("Unsupported codec version: 2": the seed never
+ * misreads a dtype frame as float32) and read the batch's version-1 frame first.
  * Exit status 0 when all match, 1 otherwise, 2 on I/O trouble.
  */
 #include <stdint.h>
@@ -16,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "embd/batch.h"
 #include "embd/frame.h"
 
 static int failures;
@@ -169,6 +175,58 @@ static void one(const char *dir, const char *name, const char *kind) {
   free(expect);
 }
 
+/* The version-2 frames of every dtype for the seed decoder to refuse. */
+static void dtype_frames(const char *dir) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/v2manifest.txt", dir);
+  FILE *m = fopen(path, "w");
+  if (!m) exit(2);
+  /* integers in int8/uint8 range, so every dtype takes them; 16 dims (packed bits) */
+  float v[16];
+  for (int i = 0; i < 16; i++) v[i] = (float)((i * 5) % 11); /* 0..10 */
+  for (int dt = 1; dt < EMBD_DTYPE_COUNT_; dt++) {
+    for (unsigned flags = 0; flags < 4; flags++) {
+      embd_frame_encode_options o = {0};
+      o.flags = flags;
+      o.dtype = (uint64_t)dt;
+      unsigned char frame[256], batch[512];
+      size_t n = 0, bn = 0;
+      embd_result r = embd_frame_encode_f32(v, 16, &o, frame, sizeof frame, &n);
+      if (r != EMBD_OK) {
+        FAIL("v2 %s flags %u: encode: %s", embd_dtype_name((embd_dtype)dt), flags, embd_strerror(r));
+        continue;
+      }
+      if (frame[4] != 2 || frame[6] != dt) FAIL("v2 %s: header bytes 4, 6 are %u %u", embd_dtype_name((embd_dtype)dt), frame[4], frame[6]);
+      /* embd reads its own frame back (the seed cannot) */
+      float back[16];
+      embd_frame_info info;
+      embd_error err;
+      if (embd_frame_decode(frame, n, NULL, back, 16, &info, &err) != EMBD_OK || info.dtype != dt)
+        FAIL("v2 %s flags %u: embd decode: %s", embd_dtype_name((embd_dtype)dt), flags, err.message);
+      /* a batch: a float32 (version 1) frame, then the dtype frame (the encoder's
+       * options change between appends: frames of their own dtype and flags) */
+      embd_batch_encoder e;
+      r = embd_batch_begin(&e, 2, NULL, batch, sizeof batch);
+      if (r == EMBD_OK) r = embd_batch_append_f32(&e, v, 16);
+      e.opt = o;
+      if (r == EMBD_OK) r = embd_batch_append_f32(&e, v, 16);
+      if (r == EMBD_OK) r = embd_batch_finish(&e, &bn);
+      if (r != EMBD_OK) {
+        FAIL("v2 %s flags %u: batch: %s", embd_dtype_name((embd_dtype)dt), flags, embd_strerror(r));
+        continue;
+      }
+      if (bn != 4 + 16 + 64 + n || memcmp(batch + 4 + 16 + 64, frame, n) != 0)
+        FAIL("v2 %s flags %u: the batch's second frame is not the frame", embd_dtype_name((embd_dtype)dt), flags);
+      char name[64];
+      snprintf(name, sizeof name, "v2_%s_%u", embd_dtype_name((embd_dtype)dt), flags);
+      write_file(dir, name, ".embd.frame", frame, n);
+      write_file(dir, name, ".embd.batch", batch, bn);
+      fprintf(m, "%s %s\n", name, embd_dtype_name((embd_dtype)dt));
+    }
+  }
+  fclose(m);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: embd_interop <dir>\n");
@@ -188,6 +246,7 @@ int main(int argc, char **argv) {
     cases++;
   }
   fclose(m);
+  dtype_frames(argv[1]);
   if (cases == 0) {
     fprintf(stderr, "embd_interop: no cases in %s\n", path);
     return 2;

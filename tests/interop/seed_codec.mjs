@@ -9,7 +9,10 @@
 //   node seed_codec.mjs check <dir>  decode every <name>.embd.frame (written by
 //                                    embd_interop) with decodeEmbedding and decodeBatch;
 //                                    the float bits must match <name>.f32 and the frame
-//                                    bytes the seed encoder's frame for the same input
+//                                    bytes the seed encoder's frame for the same input;
+//                                    then every version-2 dtype frame and batch in
+//                                    v2manifest.txt must be refused by the seed decoder
+//                                    ("Unsupported codec version: 2")
 //
 // No npm packages. Exit status 0 on success, 1 on a mismatch.
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -353,11 +356,48 @@ function check(dir) {
   }
   if (n !== frames.length) { console.log(`FAIL batch: ${n} of ${frames.length} frames`); bad++; }
 
+  // 4. embd's dtype frames (version 2): the seed decoder must refuse every one, loudly,
+  //    and never hand out its bytes as float32; in a batch, the version-1 frame before it
+  //    still reads, then decodeBatch throws at the dtype frame.
+  const v2lines = readFileSync(join(dir, 'v2manifest.txt'), 'utf8').split('\n').filter(Boolean);
+  if (v2lines.length !== 8 * 4) { console.log(`FAIL v2: ${v2lines.length} dtype frames, expected 32`); bad++; }
+  const seenDtypes = new Set();
+  for (const line of v2lines) {
+    const [name, dtype] = line.split(' ');
+    seenDtypes.add(dtype);
+    const frame = readAB(join(dir, `${name}.embd.frame`));
+    try {
+      const res = decodeEmbedding(frame);
+      console.log(`FAIL ${name}: the seed decoder read a ${dtype} frame as ${res.dimensions} float32 values`);
+      bad++;
+    } catch (e) {
+      if (!(e instanceof EmbeddingCodecError) || !/Unsupported codec version: 2 \(expected 1\)$/.test(e.message)) {
+        console.log(`FAIL ${name}: the seed decoder threw something else: ${e.message}`);
+        bad++;
+      }
+    }
+    const batch = readAB(join(dir, `${name}.embd.batch`));
+    let got = 0, threw = null;
+    try {
+      for (const r of decodeBatch(batch)) {
+        if (r.version !== 1 || r.dimensions !== 16) { console.log(`FAIL ${name} batch: frame ${got} version ${r.version} dims ${r.dimensions}`); bad++; }
+        got++;
+      }
+    } catch (e) {
+      threw = e.message;
+    }
+    if (got !== 1 || !threw || !threw.includes('Unsupported codec version: 2')) {
+      console.log(`FAIL ${name} batch: ${got} frames read, threw: ${threw}`);
+      bad++;
+    }
+  }
+  if (seenDtypes.size !== 8) { console.log(`FAIL v2: dtypes ${[...seenDtypes]}`); bad++; }
+
   if (bad) {
     console.log(`seed_codec check: ${bad} failure(s)`);
     process.exit(1);
   }
-  console.log(`seed_codec check: ${lines.length} embd frames decode in the seed codec and match its encoder byte for byte; decodeBatch ok`);
+  console.log(`seed_codec check: ${lines.length} embd frames decode in the seed codec and match its encoder byte for byte; decodeBatch ok; the seed refuses all ${v2lines.length} of embd's version-2 dtype frames (and batches with one) with "Unsupported codec version"`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
