@@ -193,6 +193,9 @@ typedef struct embd_openai_embeddings {
   embd_byte_order byte_order;
   void *data;
   size_t row_bytes;
+  /* Room for later result fields without a new struct size (zeroed by init and by every
+   * decode). */
+  uint64_t reserved_[2];
   /* internal */
   void *impl_;          /* the row storage, parser scratch, index scratch (reused across
                            calls) */

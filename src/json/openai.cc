@@ -1194,6 +1194,7 @@ void clear(embd_openai_embeddings *e) {
   e->model_truncated = 0;
   e->has_usage = 0;
   e->prompt_tokens = e->total_tokens = 0;
+  memset(e->reserved_, 0, sizeof e->reserved_);
 }
 
 enum run_kind { R_JSON, R_META, R_BYTES_ONLY };
