@@ -1,0 +1,278 @@
+/* dtype -> float32 and float32 -> f16/bf16 with AVX2 and F16C. Built with the avx2
+ * family's flags plus -mf16c (cmake/EmbdIsaFlags.cmake: this file only; its registry
+ * row lists EMBD_CPU_F16C as an extra, so a CPU or an EMBD_ISA spec without F16C never
+ * runs it).
+ *
+ * f16 (and e5m2, the upper byte of a binary16) go through vcvtph2ps: exact, NaNs quieted
+ * with payload and sign kept, as the scalar reference does. Encode f16 is vcvtps2ph with
+ * the rounding mode in the immediate (nearest even, whatever MXCSR says): NaNs quieted
+ * with their upper payload bits, overflow to infinity, subnormals produced. bf16 is a
+ * shift one way and integer round-to-nearest-even the other. e4m3 uses the exact integer
+ * rebias of convert_sse42.c.
+ *
+ * Tails: as in convert_sse42.c, one more full block ending at the last element (dst never
+ * overlaps src), the scalar reference below one block. */
+#include <immintrin.h>
+
+#include "internal.h"
+
+#define AI static inline __attribute__((always_inline))
+
+#define DRIVE(n, W, STEP)                        \
+  do {                                           \
+    size_t i_ = 0;                               \
+    for (; i_ + 4 * (W) <= (n); i_ += 4 * (W)) { \
+      STEP(i_);                                  \
+      STEP(i_ + (W));                            \
+      STEP(i_ + 2 * (W));                        \
+      STEP(i_ + 3 * (W));                        \
+    }                                            \
+    for (; i_ + (W) <= (n); i_ += (W)) STEP(i_); \
+    if (i_ < (n)) STEP((n) - (W));               \
+  } while (0)
+
+#define C32(v) _mm256_set1_epi32((int)(v))
+#define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define ST128(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+
+static const uint8_t swap16_tbl[16] = {1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14};
+
+/* ---- f16, bf16 ------------------------------------------------------------------- */
+
+AI void f16_block(float *d, const uint8_t *s, int be, __m128i sw) {
+  __m128i v = LD128(s);
+  if (be) v = _mm_shuffle_epi8(v, sw);
+  _mm256_storeu_ps(d, _mm256_cvtph_ps(v));
+}
+
+void embd_cvt_f16_avx2(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 8) {
+    embd_cvt_f16_scalar(dst, src, n, be);
+    return;
+  }
+  const __m128i sw = LD128(swap16_tbl);
+  /* Two loops, so that the byte order is not tested per block. */
+  if (be) {
+#define STEP(i) f16_block(dst + (i), s + 2 * (i), 1, sw)
+    DRIVE(n, 8, STEP);
+#undef STEP
+  } else {
+#define STEP(i) f16_block(dst + (i), s + 2 * (i), 0, sw)
+    DRIVE(n, 8, STEP);
+#undef STEP
+  }
+  _mm256_zeroupper();
+}
+
+/* 8 bf16s: the 16 bytes broadcast to both lanes (vbroadcasti128 from memory), then one
+ * in-lane pshufb that moves element i into the upper half of lane i (either byte order)
+ * and zeroes the lower half: the float32 bits. */
+AI void bf16_block(float *d, const uint8_t *s, __m256i m) {
+  const __m256i v = _mm256_broadcastsi128_si256(LD128(s));
+  _mm256_storeu_si256((__m256i *)(void *)d, _mm256_shuffle_epi8(v, m));
+}
+
+void embd_cvt_bf16_avx2(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 8) {
+    embd_cvt_bf16_scalar(dst, src, n, be);
+    return;
+  }
+  const char l = (char)(be ? 1 : 0), h = (char)(be ? 0 : 1), z = -128;
+  const __m256i m = _mm256_setr_epi8(
+      z, z, l, h, z, z, (char)(l + 2), (char)(h + 2), z, z, (char)(l + 4), (char)(h + 4), z, z,
+      (char)(l + 6), (char)(h + 6), z, z, (char)(l + 8), (char)(h + 8), z, z, (char)(l + 10),
+      (char)(h + 10), z, z, (char)(l + 12), (char)(h + 12), z, z, (char)(l + 14), (char)(h + 14));
+#define STEP(i) bf16_block(dst + (i), s + 2 * (i), m)
+  DRIVE(n, 8, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
+
+/* ---- fp8 ------------------------------------------------------------------------- */
+
+/* 16 e5m2 bytes: byte << 8 is the binary16 (punpck with zero), then vcvtph2ps. */
+AI void e5m2_block(float *d, const uint8_t *s) {
+  const __m128i v = LD128(s), zero = _mm_setzero_si128();
+  _mm256_storeu_ps(d, _mm256_cvtph_ps(_mm_unpacklo_epi8(zero, v)));
+  _mm256_storeu_ps(d + 8, _mm256_cvtph_ps(_mm_unpackhi_epi8(zero, v)));
+}
+
+void embd_cvt_e5m2_avx2(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 16) {
+    embd_cvt_e5m2_scalar(dst, src, n, be);
+    return;
+  }
+#define STEP(i) e5m2_block(dst + (i), s + (i))
+  DRIVE(n, 16, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
+
+/* b: 8 e4m3fn bytes zero-extended to 32 bits. See convert_sse42.c (e4m3hi_to_f32). */
+AI __m256i e4m3_to_f32(__m256i b) {
+  const __m256i sign = _mm256_slli_epi32(_mm256_and_si256(b, C32(0x80)), 24);
+  const __m256i a = _mm256_slli_epi32(_mm256_and_si256(b, C32(0x7f)), 20);
+  __m256i r = _mm256_add_epi32(a, C32(0x3c000000u));
+  const __m256 den = _mm256_sub_ps(_mm256_castsi256_ps(_mm256_add_epi32(a, C32(0x3c800000u))),
+                                   _mm256_castsi256_ps(C32(0x3c800000u)));
+  r = _mm256_blendv_epi8(r, _mm256_castps_si256(den), _mm256_cmpgt_epi32(C32(0x00800000u), a));
+  r = _mm256_blendv_epi8(r, C32(0x7fc00000u), _mm256_cmpeq_epi32(a, C32(0x07f00000u)));
+  return _mm256_or_si256(r, sign);
+}
+
+AI void e4m3_block(float *d, const uint8_t *s) {
+  const __m128i v = LD128(s);
+  _mm256_storeu_si256((__m256i *)(void *)d, e4m3_to_f32(_mm256_cvtepu8_epi32(v)));
+  _mm256_storeu_si256((__m256i *)(void *)(d + 8),
+                      e4m3_to_f32(_mm256_cvtepu8_epi32(_mm_unpackhi_epi64(v, v))));
+}
+
+void embd_cvt_e4m3_avx2(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 16) {
+    embd_cvt_e4m3_scalar(dst, src, n, be);
+    return;
+  }
+#define STEP(i) e4m3_block(dst + (i), s + (i))
+  DRIVE(n, 16, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
+
+/* ---- int8, uint8 ----------------------------------------------------------------- */
+
+#define INT8_BLOCK(name, widen)                                                   \
+  AI void name(float *d, const uint8_t *s) {                                      \
+    const __m128i v = LD128(s);                                                   \
+    _mm256_storeu_ps(d, _mm256_cvtepi32_ps(widen(v)));                            \
+    _mm256_storeu_ps(d + 8, _mm256_cvtepi32_ps(widen(_mm_unpackhi_epi64(v, v)))); \
+  }
+INT8_BLOCK(i8_block, _mm256_cvtepi8_epi32)
+INT8_BLOCK(u8_block, _mm256_cvtepu8_epi32)
+
+void embd_cvt_i8_avx2(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 16) {
+    embd_cvt_i8_scalar(dst, src, n, be);
+    return;
+  }
+#define STEP(i) i8_block(dst + (i), s + (i))
+  DRIVE(n, 16, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
+
+void embd_cvt_u8_avx2(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 16) {
+    embd_cvt_u8_scalar(dst, src, n, be);
+    return;
+  }
+#define STEP(i) u8_block(dst + (i), s + (i))
+  DRIVE(n, 16, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
+
+/* ---- packed bits ----------------------------------------------------------------- */
+
+/* One byte -> one vector of 8 floats: the byte broadcast, lane j tested against bit
+ * 7 - j (MSB first), set lanes take `one`, clear ones `zero`. No tail: every byte is a
+ * whole block. */
+AI void bits_byte(float *d, uint8_t byte, __m256i m, __m256i one, __m256i zero) {
+  const __m256i b = _mm256_set1_epi32(byte);
+  const __m256i set = _mm256_cmpeq_epi32(_mm256_and_si256(b, m), m);
+  _mm256_storeu_si256((__m256i *)(void *)d, _mm256_blendv_epi8(zero, one, set));
+}
+
+AI void bits_avx2(float *dst, const uint8_t *s, size_t n, uint8_t flip, uint32_t one,
+                  uint32_t zero) {
+  const size_t nb = n / 8;
+  const __m256i m = _mm256_setr_epi32(0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01);
+  const __m256i o = C32(one), z = C32(zero);
+  size_t i = 0;
+  for (; i + 4 <= nb; i += 4) {
+    uint32_t w;
+    memcpy(&w, s + i, 4);
+    w ^= flip * 0x01010101u;
+    bits_byte(dst + 8 * i, (uint8_t)w, m, o, z);
+    bits_byte(dst + 8 * i + 8, (uint8_t)(w >> 8), m, o, z);
+    bits_byte(dst + 8 * i + 16, (uint8_t)(w >> 16), m, o, z);
+    bits_byte(dst + 8 * i + 24, (uint8_t)(w >> 24), m, o, z);
+  }
+  for (; i < nb; i++) bits_byte(dst + 8 * i, (uint8_t)(s[i] ^ flip), m, o, z);
+  _mm256_zeroupper();
+}
+
+void embd_cvt_binary_avx2(float *dst, const void *src, size_t n, int be) {
+  (void)be;
+  bits_avx2(dst, (const uint8_t *)src, n, 0x80, 0x3f800000u, 0xbf800000u);
+}
+
+void embd_cvt_ubinary_avx2(float *dst, const void *src, size_t n, int be) {
+  (void)be;
+  bits_avx2(dst, (const uint8_t *)src, n, 0, 0x3f800000u, 0);
+}
+
+/* ---- encode: float32 -> f16, bf16 ------------------------------------------------- */
+
+AI void enc_f16_block(uint8_t *d, const float *s, int be, __m128i sw) {
+  __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  if (be) h = _mm_shuffle_epi8(h, sw);
+  ST128(d, h);
+}
+
+void embd_enc_f16_avx2(void *dst, const float *src, size_t n, int be) {
+  uint8_t *d = (uint8_t *)dst;
+  if (n < 8) {
+    embd_enc_f16_scalar(dst, src, n, be);
+    return;
+  }
+  const __m128i sw = LD128(swap16_tbl);
+  if (be) {
+#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), 1, sw)
+    DRIVE(n, 8, STEP);
+#undef STEP
+  } else {
+#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), 0, sw)
+    DRIVE(n, 8, STEP);
+#undef STEP
+  }
+  _mm256_zeroupper();
+}
+
+/* bf16 round to nearest even in integer lanes (result in the low 16 bits). */
+AI __m256i f32_to_bf16_lanes(__m256i x) {
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), C32(1));
+  const __m256i r = _mm256_srli_epi32(_mm256_add_epi32(x, _mm256_add_epi32(C32(0x7fff), lsb)), 16);
+  const __m256i nan = _mm256_or_si256(_mm256_srli_epi32(x, 16), C32(0x40));
+  const __m256i isnan =
+      _mm256_cmpgt_epi32(_mm256_and_si256(x, C32(0x7fffffff)), C32(0x7f800000));
+  return _mm256_blendv_epi8(r, nan, isnan);
+}
+
+/* 16 floats -> 32 bytes: packusdw works per 128-bit lane, vpermq restores the order. */
+AI void enc_bf16_block(uint8_t *d, const float *s, __m256i order) {
+  const __m256i a = f32_to_bf16_lanes(_mm256_castps_si256(_mm256_loadu_ps(s)));
+  const __m256i b = f32_to_bf16_lanes(_mm256_castps_si256(_mm256_loadu_ps(s + 8)));
+  const __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xd8);
+  _mm256_storeu_si256((__m256i *)(void *)d, _mm256_shuffle_epi8(p, order));
+}
+
+void embd_enc_bf16_avx2(void *dst, const float *src, size_t n, int be) {
+  uint8_t *d = (uint8_t *)dst;
+  if (n < 16) {
+    embd_enc_bf16_scalar(dst, src, n, be);
+    return;
+  }
+  const __m128i sw = LD128(swap16_tbl);
+  const __m128i id = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m256i order = _mm256_broadcastsi128_si256(be ? sw : id);
+#define STEP(i) enc_bf16_block(d + 2 * (i), src + (i), order)
+  DRIVE(n, 16, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
