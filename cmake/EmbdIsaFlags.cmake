@@ -92,8 +92,17 @@ function(embd_add_kernels target)
       _embd_probe(EMBD_CC_AVX2_F16C "${EMBD_FLAGS_AVX2} -mf16c"
         "#include <immintrin.h>\nint main(void){__m256 f=_mm256_cvtph_ps(_mm_setzero_si128());return _mm_extract_epi16(_mm256_cvtps_ph(f,0),0);}")
       if(EMBD_CC_AVX2_F16C)
-        _embd_family(${target} EMBD_HAVE_X86_AVX2_F16C "${EMBD_FLAGS_AVX2} -mf16c"
-          ${_p}/x86/convert_avx2.c)
+        set(_f16c_srcs ${_p}/x86/convert_avx2.c)
+        if(_simde)
+          # The avx512 conversion kernels through simde's AVX-512 emulation (AVX2 + F16C
+          # code), registered as "avx512-simde" and never picked: the tests run the
+          # avx512 kernels' logic on CPUs without AVX-512 (convert_avx512_simde.c).
+          list(APPEND _f16c_srcs ${_p}/x86/convert_avx512_simde.c)
+          set_source_files_properties(${_p}/x86/convert_avx512_simde.c
+            PROPERTIES INCLUDE_DIRECTORIES ${_simde})
+          target_compile_definitions(${target} PRIVATE EMBD_HAVE_AVX512_SIMDE)
+        endif()
+        _embd_family(${target} EMBD_HAVE_X86_AVX2_F16C "${EMBD_FLAGS_AVX2} -mf16c" ${_f16c_srcs})
       else()
         message(WARNING "embd: compiler cannot build -mf16c; the avx2 convert kernel is skipped")
       endif()

@@ -39,7 +39,11 @@
 #include "embd/convert.h"
 #include "testutil.h"
 
-#define NON_SELECTABLE "neon-simde"
+/* Registered but never picked by the dispatcher (names ending in "-simde"). */
+static int non_selectable(const char *name) {
+  const size_t n = strlen(name);
+  return n > 6 && strcmp(name + n - 6, "-simde") == 0;
+}
 
 /* ---- the implementations ------------------------------------------------------------ */
 
@@ -193,7 +197,7 @@ static void test_registry(void **state) {
   size_t want = 0;
   for (size_t i = 0; i < n; i++) {
     embd_impl_get(EMBD_KERNEL_CONVERT, i, &a);
-    if (a.runnable && strcmp(a.name, NON_SELECTABLE) != 0) want = i;
+    if (a.runnable && !non_selectable(a.name)) want = i;
   }
   embd_impl_get(EMBD_KERNEL_CONVERT, want, &a);
   assert_string_equal(embd_impl_active(EMBD_KERNEL_CONVERT), a.name);

@@ -131,6 +131,14 @@ static const struct embd_impl_desc b64enc_impls[] = {B64_IMPLS(encode)};
 #else
 #define CVT_AVX512(fns)
 #endif
+#if defined(EMBD_HAVE_AVX512_SIMDE)
+/* The avx512 kernels' source through simde's AVX-512 emulation, built with the avx2
+ * family's flags and -mf16c: tier avx2 + F16C, never picked. For the tests on CPUs
+ * without AVX-512 (convert_avx512_simde.c). */
+#define CVT_AVX512_SIMDE(fns) {"avx512-simde", EMBD_TIER_AVX2, EMBD_CPU_F16C, fns(avx512simde), 0},
+#else
+#define CVT_AVX512_SIMDE(fns)
+#endif
 #if defined(EMBD_HAVE_NEON_SIMDE)
 /* Tested and measured on x86, never picked: see bswap32's row. */
 #define CVT_NEON_SIMDE(fns) {"neon-simde", EMBD_TIER_SSE42, 0, fns(neon), 0},
@@ -144,7 +152,8 @@ static const struct embd_impl_desc b64enc_impls[] = {B64_IMPLS(encode)};
 #endif
 #define CVT_IMPLS(fns)                                                               \
   {"scalar", EMBD_TIER_SCALAR, 0, fns(scalar), 1},                                    \
-  CVT_SSE42(fns) CVT_AVX2(fns) CVT_AVX512(fns) CVT_NEON_SIMDE(fns) CVT_NEON(fns)
+  CVT_SSE42(fns) CVT_AVX2(fns) CVT_AVX512(fns) CVT_AVX512_SIMDE(fns) CVT_NEON_SIMDE(fns)    \
+  CVT_NEON(fns)
 static const struct embd_impl_desc convert_impls[] = {CVT_IMPLS(CVT_FNS)};
 static const struct embd_impl_desc convert_enc_impls[] = {CVT_IMPLS(ENC_FNS)};
 

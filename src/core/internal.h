@@ -229,6 +229,9 @@ EMBD_CVT_DECLARE(avx2) /* AVX2 + F16C (the file's own -mf16c) */
 #if defined(EMBD_HAVE_X86_AVX512)
 EMBD_CVT_DECLARE(avx512)
 #endif
+#if defined(EMBD_HAVE_AVX512_SIMDE)
+EMBD_CVT_DECLARE(avx512simde) /* convert_avx512.c through simde, AVX2 + F16C code */
+#endif
 #if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
 EMBD_CVT_DECLARE(neon)
 #endif

@@ -179,42 +179,53 @@ void embd_cvt_u8_avx2(float *dst, const void *src, size_t n, int be) {
 
 /* ---- packed bits ----------------------------------------------------------------- */
 
-/* One byte -> one vector of 8 floats: the byte broadcast, lane j tested against bit
- * 7 - j (MSB first), set lanes take `one`, clear ones `zero`. No tail: every byte is a
- * whole block. */
-AI void bits_byte(float *d, uint8_t byte, __m256i m, __m256i one, __m256i zero) {
-  const __m256i b = _mm256_set1_epi32(byte);
-  const __m256i set = _mm256_cmpeq_epi32(_mm256_and_si256(b, m), m);
-  _mm256_storeu_si256((__m256i *)(void *)d, _mm256_blendv_epi8(zero, one, set));
+/* 8 bytes -> 64 floats: the bytes broadcast to both 128-bit lanes once, then per byte k
+ * a vpshufb with k in every index (the byte in every byte of the vector), lane j tested
+ * against bit 7 - j (MSB first); set lanes give 1.0, clear ones 0.0 (ubinary) or -1.0
+ * (binary, whose stored byte is the packed byte XOR 0x80: undone on the 8-byte word).
+ * All vector ops, no per-byte scalar extraction. */
+AI void bits_block(float *d, const uint8_t *s, int binary, __m256i m, __m256i one) {
+  uint64_t w;
+  memcpy(&w, s, 8);
+  if (binary) w ^= UINT64_C(0x8080808080808080);
+  const __m256i v = _mm256_set1_epi64x((long long)w);
+  const __m256i sign = C32(0x80000000u);
+  for (int k = 0; k < 8; k++) {
+    const __m256i b = _mm256_shuffle_epi8(v, _mm256_set1_epi8((char)k));
+    const __m256i set = _mm256_cmpeq_epi32(_mm256_and_si256(b, m), m);
+    const __m256i r = binary ? _mm256_or_si256(one, _mm256_andnot_si256(set, sign))
+                             : _mm256_and_si256(set, one);
+    _mm256_storeu_si256((__m256i *)(void *)(d + 8 * k), r);
+  }
 }
 
-AI void bits_avx2(float *dst, const uint8_t *s, size_t n, uint8_t flip, uint32_t one,
-                  uint32_t zero) {
+/* Whole 8-byte blocks, then one more ending at the last byte (dst never overlaps src);
+ * under 8 bytes the scalar reference. */
+AI void bits_avx2(float *dst, const uint8_t *s, size_t n, int binary) {
   const size_t nb = n / 8;
-  const __m256i m = _mm256_setr_epi32(0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01);
-  const __m256i o = C32(one), z = C32(zero);
-  size_t i = 0;
-  for (; i + 4 <= nb; i += 4) {
-    uint32_t w;
-    memcpy(&w, s + i, 4);
-    w ^= flip * 0x01010101u;
-    bits_byte(dst + 8 * i, (uint8_t)w, m, o, z);
-    bits_byte(dst + 8 * i + 8, (uint8_t)(w >> 8), m, o, z);
-    bits_byte(dst + 8 * i + 16, (uint8_t)(w >> 16), m, o, z);
-    bits_byte(dst + 8 * i + 24, (uint8_t)(w >> 24), m, o, z);
+  if (nb < 8) {
+    if (binary)
+      embd_cvt_binary_scalar(dst, s, n, 0);
+    else
+      embd_cvt_ubinary_scalar(dst, s, n, 0);
+    return;
   }
-  for (; i < nb; i++) bits_byte(dst + 8 * i, (uint8_t)(s[i] ^ flip), m, o, z);
+  const __m256i m = _mm256_setr_epi32(0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01);
+  const __m256i one = C32(0x3f800000u);
+  size_t i = 0;
+  for (; i + 8 <= nb; i += 8) bits_block(dst + 8 * i, s + i, binary, m, one);
+  if (i < nb) bits_block(dst + 8 * (nb - 8), s + nb - 8, binary, m, one);
   _mm256_zeroupper();
 }
 
 void embd_cvt_binary_avx2(float *dst, const void *src, size_t n, int be) {
   (void)be;
-  bits_avx2(dst, (const uint8_t *)src, n, 0x80, 0x3f800000u, 0xbf800000u);
+  bits_avx2(dst, (const uint8_t *)src, n, 1);
 }
 
 void embd_cvt_ubinary_avx2(float *dst, const void *src, size_t n, int be) {
   (void)be;
-  bits_avx2(dst, (const uint8_t *)src, n, 0, 0x3f800000u, 0);
+  bits_avx2(dst, (const uint8_t *)src, n, 0);
 }
 
 /* ---- encode: float32 -> f16, bf16 ------------------------------------------------- */

@@ -14,6 +14,15 @@
 
 #include "internal.h"
 
+/* The functions' names: embd_<kind>_avx512, or embd_<kind>_<CVT_ISA> when another file
+ * includes this one (convert_avx512_simde.c: the same code through simde). */
+#ifndef CVT_ISA
+#define CVT_ISA avx512
+#endif
+#define CVT_CAT2_(a, b) a##b
+#define CVT_CAT_(a, b) CVT_CAT2_(a, b)
+#define CVT_NAME(kind) CVT_CAT_(embd_##kind##_, CVT_ISA)
+
 #define AI static inline __attribute__((always_inline))
 
 #define DRIVE(n, W, STEP)                        \
@@ -47,7 +56,7 @@ AI void f16_block(float *d, const uint8_t *s, int be, __m256i sw) {
   _mm512_storeu_ps(d, _mm512_cvtph_ps(v));
 }
 
-void embd_cvt_f16_avx512(float *dst, const void *src, size_t n, int be) {
+void CVT_NAME(cvt_f16)(float *dst, const void *src, size_t n, int be) {
   const uint8_t *s = (const uint8_t *)src;
   if (n < 16) {
     embd_cvt_f16_scalar(dst, src, n, be);
@@ -72,7 +81,7 @@ AI void bf16_block(float *d, const uint8_t *s, int be, __m256i sw) {
   _mm512_storeu_si512((void *)d, _mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16));
 }
 
-void embd_cvt_bf16_avx512(float *dst, const void *src, size_t n, int be) {
+void CVT_NAME(cvt_bf16)(float *dst, const void *src, size_t n, int be) {
   const uint8_t *s = (const uint8_t *)src;
   if (n < 16) {
     embd_cvt_bf16_scalar(dst, src, n, be);
@@ -99,7 +108,7 @@ AI void e5m2_block(float *d, const uint8_t *s) {
   _mm512_storeu_ps(d, _mm512_cvtph_ps(h));
 }
 
-void embd_cvt_e5m2_avx512(float *dst, const void *src, size_t n, int be) {
+void CVT_NAME(cvt_e5m2)(float *dst, const void *src, size_t n, int be) {
   const uint8_t *s = (const uint8_t *)src;
   if (n < 16) {
     embd_cvt_e5m2_scalar(dst, src, n, be);
@@ -128,7 +137,7 @@ AI void e4m3_block(float *d, const uint8_t *s) {
   _mm512_storeu_si512((void *)d, e4m3_to_f32(_mm512_cvtepu8_epi32(LD128(s))));
 }
 
-void embd_cvt_e4m3_avx512(float *dst, const void *src, size_t n, int be) {
+void CVT_NAME(cvt_e4m3)(float *dst, const void *src, size_t n, int be) {
   const uint8_t *s = (const uint8_t *)src;
   if (n < 16) {
     embd_cvt_e4m3_scalar(dst, src, n, be);
@@ -149,7 +158,7 @@ AI void u8_block(float *d, const uint8_t *s) {
   _mm512_storeu_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(LD128(s))));
 }
 
-void embd_cvt_i8_avx512(float *dst, const void *src, size_t n, int be) {
+void CVT_NAME(cvt_i8)(float *dst, const void *src, size_t n, int be) {
   const uint8_t *s = (const uint8_t *)src;
   if (n < 16) {
     embd_cvt_i8_scalar(dst, src, n, be);
@@ -161,7 +170,7 @@ void embd_cvt_i8_avx512(float *dst, const void *src, size_t n, int be) {
   _mm256_zeroupper();
 }
 
-void embd_cvt_u8_avx512(float *dst, const void *src, size_t n, int be) {
+void CVT_NAME(cvt_u8)(float *dst, const void *src, size_t n, int be) {
   const uint8_t *s = (const uint8_t *)src;
   if (n < 16) {
     embd_cvt_u8_scalar(dst, src, n, be);
@@ -196,7 +205,7 @@ AI void bits_avx512(float *dst, const uint8_t *s, size_t n, uint8_t flip, float 
   _mm256_zeroupper();
 }
 
-void embd_cvt_binary_avx512(float *dst, const void *src, size_t n, int be) {
+void CVT_NAME(cvt_binary)(float *dst, const void *src, size_t n, int be) {
   if (n < 16) {
     embd_cvt_binary_scalar(dst, src, n, be);
     return;
@@ -204,7 +213,7 @@ void embd_cvt_binary_avx512(float *dst, const void *src, size_t n, int be) {
   bits_avx512(dst, (const uint8_t *)src, n, 0x80, 1.0f, -1.0f);
 }
 
-void embd_cvt_ubinary_avx512(float *dst, const void *src, size_t n, int be) {
+void CVT_NAME(cvt_ubinary)(float *dst, const void *src, size_t n, int be) {
   if (n < 16) {
     embd_cvt_ubinary_scalar(dst, src, n, be);
     return;
@@ -220,7 +229,7 @@ AI void enc_f16_block(uint8_t *d, const float *s, int be, __m256i sw) {
   ST256(d, h);
 }
 
-void embd_enc_f16_avx512(void *dst, const float *src, size_t n, int be) {
+void CVT_NAME(enc_f16)(void *dst, const float *src, size_t n, int be) {
   uint8_t *d = (uint8_t *)dst;
   if (n < 16) {
     embd_enc_f16_scalar(dst, src, n, be);
@@ -251,7 +260,7 @@ AI void enc_bf16_block(uint8_t *d, const float *s, int be, __m256i sw) {
   ST256(d, h);
 }
 
-void embd_enc_bf16_avx512(void *dst, const float *src, size_t n, int be) {
+void CVT_NAME(enc_bf16)(void *dst, const float *src, size_t n, int be) {
   uint8_t *d = (uint8_t *)dst;
   if (n < 16) {
     embd_enc_bf16_scalar(dst, src, n, be);

@@ -198,54 +198,55 @@ void embd_cvt_u8_sse42(float *dst, const void *src, size_t n, int be) {
 
 /* ---- packed bits ----------------------------------------------------------------- */
 
-/* One byte -> 8 floats: the byte broadcast to every byte of the vector (pshufb with k),
- * each 32-bit lane tested against its bit (MSB first), the all-ones lanes select `one`,
- * the others `zero` (ubinary: 1.0 / 0.0; binary: +1.0 / -1.0 after flipping bit 7). */
-AI void bits_byte(float *d, __m128i v, int k, __m128i mlo, __m128i mhi, __m128i one,
-                  __m128i zero) {
-  const __m128i b = _mm_shuffle_epi8(v, _mm_set1_epi8((char)k));
-  const __m128i lo = _mm_cmpeq_epi32(_mm_and_si128(b, mlo), mlo);
-  const __m128i hi = _mm_cmpeq_epi32(_mm_and_si128(b, mhi), mhi);
-  _mm_storeu_si128((__m128i *)(void *)d, _mm_blendv_epi8(zero, one, lo));
-  _mm_storeu_si128((__m128i *)(void *)(d + 4), _mm_blendv_epi8(zero, one, hi));
+/* 8 bytes -> 64 floats: per byte k a pshufb with k in every index (the byte in every
+ * byte of the vector), each 32-bit lane tested against its bit (MSB first); set lanes
+ * give 1.0, clear ones 0.0 (ubinary) or -1.0 (binary, whose stored byte is the packed
+ * byte XOR 0x80: undone on the 8-byte word). */
+AI void bits_block(float *d, const uint8_t *s, int binary, __m128i mlo, __m128i mhi,
+                   __m128i one) {
+  uint64_t w;
+  memcpy(&w, s, 8);
+  if (binary) w ^= UINT64_C(0x8080808080808080);
+  const __m128i v = _mm_cvtsi64_si128((long long)w);
+  const __m128i sign = C32(0x80000000u);
+  for (int k = 0; k < 8; k++) {
+    const __m128i b = _mm_shuffle_epi8(v, _mm_set1_epi8((char)k));
+    const __m128i lo = _mm_cmpeq_epi32(_mm_and_si128(b, mlo), mlo);
+    const __m128i hi = _mm_cmpeq_epi32(_mm_and_si128(b, mhi), mhi);
+    _mm_storeu_si128((__m128i *)(void *)(d + 8 * k),
+                     binary ? _mm_or_si128(one, _mm_andnot_si128(lo, sign)) : _mm_and_si128(lo, one));
+    _mm_storeu_si128((__m128i *)(void *)(d + 8 * k + 4),
+                     binary ? _mm_or_si128(one, _mm_andnot_si128(hi, sign)) : _mm_and_si128(hi, one));
+  }
 }
 
-/* 4 bytes (32 elements) per block: `flip` undoes binary's offset (XOR 0x80). */
-AI void bits_block(float *d, const uint8_t *s, __m128i flip, __m128i one, __m128i zero) {
-  uint32_t w;
-  memcpy(&w, s, 4);
-  const __m128i v = _mm_xor_si128(_mm_cvtsi32_si128((int)w), flip);
+/* Whole 8-byte blocks, then one more ending at the last byte (dst never overlaps src);
+ * under 8 bytes the scalar reference. */
+AI void bits_sse42(float *dst, const uint8_t *s, size_t n, int binary) {
+  const size_t nb = n / 8;
+  if (nb < 8) {
+    if (binary)
+      embd_cvt_binary_scalar(dst, s, n, 0);
+    else
+      embd_cvt_ubinary_scalar(dst, s, n, 0);
+    return;
+  }
   const __m128i mlo = _mm_setr_epi32(0x80, 0x40, 0x20, 0x10);
   const __m128i mhi = _mm_setr_epi32(0x08, 0x04, 0x02, 0x01);
-  bits_byte(d, v, 0, mlo, mhi, one, zero);
-  bits_byte(d + 8, v, 1, mlo, mhi, one, zero);
-  bits_byte(d + 16, v, 2, mlo, mhi, one, zero);
-  bits_byte(d + 24, v, 3, mlo, mhi, one, zero);
-}
-
-AI void bits_sse42(float *dst, const uint8_t *s, size_t n, uint8_t flip, uint32_t one,
-                   uint32_t zero) {
-  const size_t nb = n / 8; /* bytes */
-  const __m128i f = _mm_set1_epi8((char)flip), o = C32(one), z = C32(zero);
-#define STEP(i) bits_block(dst + 8 * (i), s + (i), f, o, z)
-  DRIVE(nb, 4, STEP);
-#undef STEP
+  const __m128i one = C32(0x3f800000u);
+  size_t i = 0;
+  for (; i + 8 <= nb; i += 8) bits_block(dst + 8 * i, s + i, binary, mlo, mhi, one);
+  if (i < nb) bits_block(dst + 8 * (nb - 8), s + nb - 8, binary, mlo, mhi, one);
 }
 
 void embd_cvt_binary_sse42(float *dst, const void *src, size_t n, int be) {
-  if (n < 32) {
-    embd_cvt_binary_scalar(dst, src, n, be);
-    return;
-  }
-  bits_sse42(dst, (const uint8_t *)src, n, 0x80, 0x3f800000u, 0xbf800000u);
+  (void)be;
+  bits_sse42(dst, (const uint8_t *)src, n, 1);
 }
 
 void embd_cvt_ubinary_sse42(float *dst, const void *src, size_t n, int be) {
-  if (n < 32) {
-    embd_cvt_ubinary_scalar(dst, src, n, be);
-    return;
-  }
-  bits_sse42(dst, (const uint8_t *)src, n, 0, 0x3f800000u, 0);
+  (void)be;
+  bits_sse42(dst, (const uint8_t *)src, n, 0);
 }
 
 /* ---- encode: float32 -> f16, bf16 ------------------------------------------------- */
