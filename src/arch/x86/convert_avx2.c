@@ -7,8 +7,8 @@
  * with payload and sign kept, as the scalar reference does. Encode f16 is vcvtps2ph with
  * the rounding mode in the immediate (nearest even, whatever MXCSR says): NaNs quieted
  * with their upper payload bits, overflow to infinity, subnormals produced. bf16 is a
- * shift one way and integer round-to-nearest-even the other. e4m3 uses the exact integer
- * rebias of convert_sse42.c.
+ * shift one way and integer round-to-nearest-even the other. e4m3 is a shift to a scaled
+ * binary16, then vcvtph2ps (e4m3_block).
  *
  * Tails: as in convert_sse42.c, one more full block ending at the last element (dst never
  * overlaps src), the scalar reference below one block. */
@@ -111,23 +111,23 @@ void embd_cvt_e5m2_avx2(float *dst, const void *src, size_t n, int be) {
   _mm256_zeroupper();
 }
 
-/* b: 8 e4m3fn bytes zero-extended to 32 bits. See convert_sse42.c (e4m3hi_to_f32). */
-AI __m256i e4m3_to_f32(__m256i b) {
-  const __m256i sign = _mm256_slli_epi32(_mm256_and_si256(b, C32(0x80)), 24);
-  const __m256i a = _mm256_slli_epi32(_mm256_and_si256(b, C32(0x7f)), 20);
-  __m256i r = _mm256_add_epi32(a, C32(0x3c000000u));
-  const __m256 den = _mm256_sub_ps(_mm256_castsi256_ps(_mm256_add_epi32(a, C32(0x3c800000u))),
-                                   _mm256_castsi256_ps(C32(0x3c800000u)));
-  r = _mm256_blendv_epi8(r, _mm256_castps_si256(den), _mm256_cmpgt_epi32(C32(0x00800000u), a));
-  r = _mm256_blendv_epi8(r, C32(0x7fc00000u), _mm256_cmpeq_epi32(a, C32(0x07f00000u)));
-  return _mm256_or_si256(r, sign);
-}
-
+/* e4m3fn through F16C: (b & 0x7f) << 7 with the sign at bit 15 is a binary16 whose value
+ * is the e4m3 value times 2^-8, subnormals included (e4m3's bias is 7, binary16's 15;
+ * an e4m3 subnormal m * 2^-9 becomes the half subnormal m * 2^-17). vcvtph2ps makes it a
+ * float32 exactly and a multiply by 256 restores the scale, exactly too (a power of two,
+ * every result a normal float: MXCSR's rounding, DAZ and FTZ never matter). S.1111.111,
+ * the only NaN, would be 480: it becomes the half quiet NaN of its sign first, which
+ * vcvtph2ps and the multiply keep as 0x7fc00000 with the sign, the reference's NaN. */
 AI void e4m3_block(float *d, const uint8_t *s) {
-  const __m128i v = LD128(s);
-  _mm256_storeu_si256((__m256i *)(void *)d, e4m3_to_f32(_mm256_cvtepu8_epi32(v)));
-  _mm256_storeu_si256((__m256i *)(void *)(d + 8),
-                      e4m3_to_f32(_mm256_cvtepu8_epi32(_mm_unpackhi_epi64(v, v))));
+  const __m256i b = _mm256_cvtepu8_epi16(LD128(s));
+  const __m256i sign = _mm256_slli_epi16(_mm256_and_si256(b, _mm256_set1_epi16(0x80)), 8);
+  const __m256i mag = _mm256_and_si256(b, _mm256_set1_epi16(0x7f));
+  __m256i h = _mm256_or_si256(sign, _mm256_slli_epi16(mag, 7));
+  const __m256i nan = _mm256_cmpeq_epi16(mag, _mm256_set1_epi16(0x7f));
+  h = _mm256_blendv_epi8(h, _mm256_or_si256(sign, _mm256_set1_epi16(0x7e00)), nan);
+  const __m256 scale = _mm256_set1_ps(256.0f);
+  _mm256_storeu_ps(d, _mm256_mul_ps(_mm256_cvtph_ps(_mm256_castsi256_si128(h)), scale));
+  _mm256_storeu_ps(d + 8, _mm256_mul_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(h, 1)), scale));
 }
 
 void embd_cvt_e4m3_avx2(float *dst, const void *src, size_t n, int be) {

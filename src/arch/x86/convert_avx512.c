@@ -1,8 +1,7 @@
 /* dtype -> float32 and float32 -> f16/bf16 with AVX-512 F/BW/VL (the avx512 family's
  * flags). 16 floats (64 bytes) per vector: vcvtph2ps / vcvtps2ph zmm for f16 and e5m2
- * (AVX512F itself, no F16C needed), a shift for bf16, the exact integer rebias of
- * convert_sse42.c for e4m3 with mask registers, vptestmd masks for packed bits, vpmovdw
- * to narrow the encoded halves.
+ * (AVX512F itself, no F16C needed; e4m3 too, as a scaled binary16), a shift for bf16,
+ * vptestmd masks for packed bits, vpmovdw to narrow the encoded halves.
  *
  * Not used: AVX512-BF16's vcvtneps2bf16 (it flushes subnormals and ignores MXCSR, so it
  * is not the round-to-nearest-even reference bit for bit), AVX512-FP16 (its conversions
@@ -120,21 +119,16 @@ void CVT_NAME(cvt_e5m2)(float *dst, const void *src, size_t n, int be) {
   _mm256_zeroupper();
 }
 
-/* See convert_sse42.c (e4m3hi_to_f32); b: the bytes zero-extended. */
-AI __m512i e4m3_to_f32(__m512i b) {
-  const __m512i sign = _mm512_slli_epi32(_mm512_and_si512(b, C32(0x80)), 24);
-  const __m512i a = _mm512_slli_epi32(_mm512_and_si512(b, C32(0x7f)), 20);
-  __m512i r = _mm512_add_epi32(a, C32(0x3c000000u));
-  const __m512 den = _mm512_sub_ps(_mm512_castsi512_ps(_mm512_add_epi32(a, C32(0x3c800000u))),
-                                   _mm512_castsi512_ps(C32(0x3c800000u)));
-  r = _mm512_mask_mov_epi32(r, _mm512_cmplt_epu32_mask(a, C32(0x00800000u)),
-                            _mm512_castps_si512(den));
-  r = _mm512_mask_mov_epi32(r, _mm512_cmpeq_epi32_mask(a, C32(0x07f00000u)), C32(0x7fc00000u));
-  return _mm512_or_si512(r, sign);
-}
-
+/* e4m3fn as a binary16 scaled by 2^-8 (a shift; its one NaN made the half quiet NaN of
+ * its sign), vcvtph2ps, times 256: exact. See convert_avx2.c (e4m3_block). */
 AI void e4m3_block(float *d, const uint8_t *s) {
-  _mm512_storeu_si512((void *)d, e4m3_to_f32(_mm512_cvtepu8_epi32(LD128(s))));
+  const __m256i b = _mm256_cvtepu8_epi16(LD128(s));
+  const __m256i sign = _mm256_slli_epi16(_mm256_and_si256(b, _mm256_set1_epi16(0x80)), 8);
+  const __m256i mag = _mm256_and_si256(b, _mm256_set1_epi16(0x7f));
+  __m256i h = _mm256_or_si256(sign, _mm256_slli_epi16(mag, 7));
+  const __m256i nan = _mm256_cmpeq_epi16(mag, _mm256_set1_epi16(0x7f));
+  h = _mm256_blendv_epi8(h, _mm256_or_si256(sign, _mm256_set1_epi16(0x7e00)), nan);
+  _mm512_storeu_ps(d, _mm512_mul_ps(_mm512_cvtph_ps(h), _mm512_set1_ps(256.0f)));
 }
 
 void CVT_NAME(cvt_e4m3)(float *dst, const void *src, size_t n, int be) {
