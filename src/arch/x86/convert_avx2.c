@@ -65,28 +65,37 @@ void embd_cvt_f16_avx2(float *dst, const void *src, size_t n, int be) {
   _mm256_zeroupper();
 }
 
-/* 8 bf16s: the 16 bytes broadcast to both lanes (vbroadcasti128 from memory), then one
- * in-lane pshufb that moves element i into the upper half of lane i (either byte order)
- * and zeroes the lower half: the float32 bits. */
-AI void bf16_block(float *d, const uint8_t *s, __m256i m) {
-  const __m256i v = _mm256_broadcastsi128_si256(LD128(s));
-  _mm256_storeu_si256((__m256i *)(void *)d, _mm256_shuffle_epi8(v, m));
+/* 16 bf16s (32 bytes): punpck{l,h}wd with zero puts each element into the upper half of
+ * a 32-bit lane (the float32 bits), in-lane, so elements 0-3 and 8-11 land in one vector,
+ * 4-7 and 12-15 in the other; vperm2i128 puts them back in order. One load, two unpacks,
+ * two lane permutes and two stores: 86-90 GB/s at 1536 here, where a vbroadcasti128 +
+ * vpshufb per 8 elements, or vpmovzxwd + vpslld, ran at 50-64 (the shuffle port). BE
+ * swaps each element's bytes first (one more vpshufb). */
+AI void bf16_block(float *d, const uint8_t *s, int be, __m256i sw) {
+  __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)s);
+  if (be) v = _mm256_shuffle_epi8(v, sw);
+  const __m256i z = _mm256_setzero_si256();
+  const __m256i lo = _mm256_unpacklo_epi16(z, v), hi = _mm256_unpackhi_epi16(z, v);
+  _mm256_storeu_si256((__m256i *)(void *)d, _mm256_permute2x128_si256(lo, hi, 0x20));
+  _mm256_storeu_si256((__m256i *)(void *)(d + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
 }
 
 void embd_cvt_bf16_avx2(float *dst, const void *src, size_t n, int be) {
   const uint8_t *s = (const uint8_t *)src;
-  if (n < 8) {
+  if (n < 16) {
     embd_cvt_bf16_scalar(dst, src, n, be);
     return;
   }
-  const char l = (char)(be ? 1 : 0), h = (char)(be ? 0 : 1), z = -128;
-  const __m256i m = _mm256_setr_epi8(
-      z, z, l, h, z, z, (char)(l + 2), (char)(h + 2), z, z, (char)(l + 4), (char)(h + 4), z, z,
-      (char)(l + 6), (char)(h + 6), z, z, (char)(l + 8), (char)(h + 8), z, z, (char)(l + 10),
-      (char)(h + 10), z, z, (char)(l + 12), (char)(h + 12), z, z, (char)(l + 14), (char)(h + 14));
-#define STEP(i) bf16_block(dst + (i), s + 2 * (i), m)
-  DRIVE(n, 8, STEP);
+  const __m256i sw = _mm256_broadcastsi128_si256(LD128(swap16_tbl));
+  if (be) {
+#define STEP(i) bf16_block(dst + (i), s + 2 * (i), 1, sw)
+    DRIVE(n, 16, STEP);
 #undef STEP
+  } else {
+#define STEP(i) bf16_block(dst + (i), s + 2 * (i), 0, sw)
+    DRIVE(n, 16, STEP);
+#undef STEP
+  }
   _mm256_zeroupper();
 }
 
