@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "embd/convert.h"
 #include "embd.h"
 
 /* ---- timing ---------------------------------------------------------------------------- */
@@ -454,9 +455,15 @@ typedef struct k_ctx {
     embd_bswap32_fn bswap;
     embd_base64_decode_fn dec;
     embd_base64_encode_fn enc;
+    embd_to_f32_fn cvt;
+    embd_from_f32_fn cvt_enc;
   } fn;
+  const float *fin; /* the conversion rows' float32 input (encode) */
   volatile uint32_t sink;
 } k_ctx;
+
+/* The conversion rows: KBYTES of float32 (CVT_N elements) out of, or into, each dtype. */
+enum { CVT_N = KBYTES / 4 };
 
 static int run_kernel(void *p) {
   k_ctx *c = p;
@@ -468,6 +475,8 @@ static int run_kernel(void *p) {
       return c->fn.dec(c->text, c->text_len, 0, c->out, KBYTES, &w, NULL) != EMBD_OK;
     case EMBD_KERNEL_BASE64_ENCODE:
       return c->fn.enc(c->in, KBYTES, 0, (char *)c->out, 2 * KBYTES, &w) != EMBD_OK;
+    case EMBD_KERNEL_CONVERT: c->fn.cvt((float *)(void *)c->out, c->in, CVT_N, 0); return 0;
+    case EMBD_KERNEL_CONVERT_ENCODE: c->fn.cvt_enc(c->out, c->fin, CVT_N, 0); return 0;
     default: return 1;
   }
 }
@@ -489,8 +498,10 @@ static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *n
   memset(&c, 0, sizeof c);
   uint8_t *in = place(KBYTES, PLACE_SRC), *out = place(2 * KBYTES, PLACE_DST);
   char *text = place(2 * KBYTES, PLACE_SRC);
+  float *fin = place(KBYTES, PLACE_SRC);
+  uint8_t *wire = place(KBYTES, PLACE_SRC);
   int n = 0, rc = -1;
-  if (!in || !out || !text) goto done;
+  if (!in || !out || !text || !fin || !wire) goto done;
   uint64_t s = 7;
   for (size_t i = 0; i < KBYTES; i++) in[i] = (uint8_t)rng_next(&s);
   size_t tl;
@@ -499,10 +510,10 @@ static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *n
   /* memcpy is the denominator of every row: one round of it before each kernel as well,
    * and the median of all of them, so that a slow stretch of the machine (on a VM,
    * seconds at a time) moves it no more than it moves the kernels it is compared with. */
-  double mc[64];
+  double mc[128];
   int nmc = 0;
   const bench_cfg one = {cfg->min_ns, 1};
-  for (int r = 0; r < cfg->rounds && nmc < 64; r++) {
+  for (int r = 0; r < cfg->rounds && nmc < 128; r++) {
     if ((mc[nmc] = time_it(&one, run_memcpy, &c)) < 0) goto done;
     nmc++;
   }
@@ -521,7 +532,7 @@ static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *n
         default: c.fn.enc = embd_base64_encode_impl(i); break;
       }
       if (!c.fn.crc) continue;
-      if (nmc < 64 && (mc[nmc++] = time_it(&one, run_memcpy, &c)) < 0) goto done;
+      if (nmc < 128 && (mc[nmc++] = time_it(&one, run_memcpy, &c)) < 0) goto done;
       const double t = time_it(cfg, run_kernel, &c);
       if (t < 0) goto done;
       /* Bytes of binary data per second: what the kernel checks, swaps, decodes to or
@@ -531,6 +542,46 @@ static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *n
     }
   }
   qsort(mc, (size_t)nmc, sizeof *mc, cmp_double);
+  /* Conversions, per dtype: embedding-like values (the floating types encoded from them,
+   * so that the scalar kernels see the value mix of real data), random bytes for int8
+   * and the packed bits. GB/s of float32 (64 KiB out of to-f32, into f32-to), directly
+   * comparable with the memcpy row. */
+  fill_vectors(fin, CVT_N, 11);
+  static const struct {
+    const char *row;
+    embd_kernel kernel;
+    embd_dtype dtype;
+  } cv[] = {{"f16->f32", EMBD_KERNEL_CONVERT, EMBD_DTYPE_F16},
+            {"bf16->f32", EMBD_KERNEL_CONVERT, EMBD_DTYPE_BF16},
+            {"fp8-e4m3->f32", EMBD_KERNEL_CONVERT, EMBD_DTYPE_FP8_E4M3},
+            {"int8->f32", EMBD_KERNEL_CONVERT, EMBD_DTYPE_INT8},
+            {"ubinary->f32", EMBD_KERNEL_CONVERT, EMBD_DTYPE_UBINARY},
+            {"f32->f16", EMBD_KERNEL_CONVERT_ENCODE, EMBD_DTYPE_F16},
+            {"f32->bf16", EMBD_KERNEL_CONVERT_ENCODE, EMBD_DTYPE_BF16}};
+  for (size_t k = 0; k < sizeof cv / sizeof cv[0]; k++) {
+    const embd_dtype d = cv[k].dtype;
+    if (d == EMBD_DTYPE_INT8 || d == EMBD_DTYPE_UBINARY)
+      memcpy(wire, in, KBYTES / 4);
+    else if (embd_from_f32(wire, fin, CVT_N, d, EMBD_ORDER_LE, NULL) != EMBD_OK)
+      goto done;
+    c.in = wire, c.fin = fin, c.kernel = cv[k].kernel;
+    for (size_t i = 0; i < embd_impl_count(cv[k].kernel) && n < max; i++) {
+      embd_impl_info info;
+      if (embd_impl_get(cv[k].kernel, i, &info) != EMBD_OK || !info.runnable) continue;
+      c.index = i;
+      if (cv[k].kernel == EMBD_KERNEL_CONVERT) {
+        if (!(c.fn.cvt = embd_to_f32_impl(i, d))) continue;
+      } else if (!(c.fn.cvt_enc = embd_from_f32_impl(i, d))) {
+        continue;
+      }
+      if (nmc < 128 && (mc[nmc++] = time_it(&one, run_memcpy, &c)) < 0) goto done;
+      const double t = time_it(cfg, run_kernel, &c);
+      if (t < 0) goto done;
+      rows[n++] = (kernel_row){cv[k].row, info.name, embd_tier_name(info.tier), KBYTES / t};
+    }
+  }
+  c.in = in;
+  qsort(mc, (size_t)nmc, sizeof *mc, cmp_double);
   rows[memcpy_row] = (kernel_row){"memcpy", "libc", "-",
                                   KBYTES / (nmc % 2 ? mc[nmc / 2] : (mc[nmc / 2 - 1] + mc[nmc / 2]) / 2)};
   *nrows = n;
@@ -539,6 +590,8 @@ done:
   unplace(in);
   unplace(out);
   unplace(text);
+  unplace(fin);
+  unplace(wire);
   return rc;
 }
 
@@ -597,7 +650,8 @@ static void usage(FILE *f) {
       "\n"
       "Measures, on built-in seeded data, what each wire format costs per 1536-dim\n"
       "embedding and per streamed token (bytes, decode time), and the throughput of every\n"
-      "CRC-32, byte-swap and base64 implementation this CPU runs, beside memcpy.\n"
+      "CRC-32, byte-swap, base64 and dtype conversion implementation this CPU runs,\n"
+      "beside memcpy (conversions: GB/s of the float32 side, 64 KiB of it).\n"
       "\n"
       "  --json       print the results as one JSON object (for machines)\n"
       "  --svg FILE   also draw the kernel throughput per implementation as an SVG chart\n"
@@ -639,7 +693,7 @@ int embd_cli_bench(int argc, char **argv) {
   const size_t count = quick ? 8 : 100, dims = 1536;
   wire_row emb[8];
   int nemb = 0;
-  kernel_row ker[64];
+  kernel_row ker[128];
   int nker = 0;
   if (bench_embeddings(&cfg, count, dims, emb, &nemb) != 0) {
     fprintf(stderr, "embd bench: the embeddings benchmark failed (out of memory or a decode "
@@ -653,7 +707,7 @@ int embd_cli_bench(int argc, char **argv) {
     fprintf(stderr, "embd bench: the token benchmark failed\n");
     return 4;
   }
-  if (bench_kernels(&cfg, ker, 64, &nker) != 0) {
+  if (bench_kernels(&cfg, ker, 128, &nker) != 0) {
     fprintf(stderr, "embd bench: the kernel benchmark failed\n");
     return 4;
   }

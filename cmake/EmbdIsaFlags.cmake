@@ -66,12 +66,14 @@ function(embd_add_kernels target)
     _embd_probe(EMBD_CC_AVX512 "${EMBD_FLAGS_AVX512}"
       "#include <immintrin.h>\nint main(void){__m512i a=_mm512_setzero_si512();a=_mm512_clmulepi64_epi128(a,a,0);a=_mm512_permutexvar_epi8(a,a);return _mm_cvtsi128_si32(_mm512_castsi512_si128(a));}")
     if(EMBD_CC_SSE42)
-      set(_sse42_srcs ${_p}/x86/crc32_pclmul.c ${_p}/x86/bswap_ssse3.c ${_p}/x86/base64_sse42.c)
+      set(_sse42_srcs ${_p}/x86/crc32_pclmul.c ${_p}/x86/bswap_ssse3.c ${_p}/x86/base64_sse42.c
+        ${_p}/x86/convert_sse42.c)
       if(_simde)
         # The NEON kernels through simde: SSSE3 code, registered as "neon-simde".
-        list(APPEND _sse42_srcs ${_p}/arm/bswap_neon.c ${_p}/arm/base64_neon.c)
+        list(APPEND _sse42_srcs ${_p}/arm/bswap_neon.c ${_p}/arm/base64_neon.c
+          ${_p}/arm/convert_neon.c)
         set_source_files_properties(${_p}/arm/bswap_neon.c ${_p}/arm/base64_neon.c
-          PROPERTIES INCLUDE_DIRECTORIES ${_simde})
+          ${_p}/arm/convert_neon.c PROPERTIES INCLUDE_DIRECTORIES ${_simde})
         target_compile_definitions(${target} PRIVATE EMBD_HAVE_NEON_SIMDE)
       endif()
       _embd_family(${target} EMBD_HAVE_X86_SSE42 "${EMBD_FLAGS_SSE42}" ${_sse42_srcs})
@@ -81,12 +83,36 @@ function(embd_add_kernels target)
     if(EMBD_CC_AVX2)
       _embd_family(${target} EMBD_HAVE_X86_AVX2 "${EMBD_FLAGS_AVX2}"
         ${_p}/x86/crc32_vpclmul_avx2.c ${_p}/x86/bswap_avx2.c ${_p}/x86/base64_avx2.c)
+      # The avx2 conversion kernel also needs F16C (vcvtph2ps / vcvtps2ph). Not in the
+      # avx2 tier's flags: every file of a tier may use every flag of the tier anywhere
+      # (src/core/cpu.c), and the tier must stay runnable on an AVX2 CPU or EMBD_ISA
+      # spec without F16C. So -mf16c goes to this one file, and its registry row lists
+      # EMBD_CPU_F16C as an extra feature (src/core/dispatch.c): without F16C the
+      # sse42 conversion kernel runs instead.
+      _embd_probe(EMBD_CC_AVX2_F16C "${EMBD_FLAGS_AVX2} -mf16c"
+        "#include <immintrin.h>\nint main(void){__m256 f=_mm256_cvtph_ps(_mm_setzero_si128());return _mm_extract_epi16(_mm256_cvtps_ph(f,0),0);}")
+      if(EMBD_CC_AVX2_F16C)
+        set(_f16c_srcs ${_p}/x86/convert_avx2.c)
+        if(_simde)
+          # The avx512 conversion kernels through simde's AVX-512 emulation (AVX2 + F16C
+          # code), registered as "avx512-simde" and never picked: the tests run the
+          # avx512 kernels' logic on CPUs without AVX-512 (convert_avx512_simde.c).
+          list(APPEND _f16c_srcs ${_p}/x86/convert_avx512_simde.c)
+          set_source_files_properties(${_p}/x86/convert_avx512_simde.c
+            PROPERTIES INCLUDE_DIRECTORIES ${_simde})
+          target_compile_definitions(${target} PRIVATE EMBD_HAVE_AVX512_SIMDE)
+        endif()
+        _embd_family(${target} EMBD_HAVE_X86_AVX2_F16C "${EMBD_FLAGS_AVX2} -mf16c" ${_f16c_srcs})
+      else()
+        message(WARNING "embd: compiler cannot build -mf16c; the avx2 convert kernel is skipped")
+      endif()
     else()
       message(WARNING "embd: compiler cannot build the avx2 tier; skipped")
     endif()
     if(EMBD_CC_AVX512)
       _embd_family(${target} EMBD_HAVE_X86_AVX512 "${EMBD_FLAGS_AVX512}"
-        ${_p}/x86/crc32_vpclmul_avx512.c ${_p}/x86/bswap_avx512.c ${_p}/x86/base64_avx512.c)
+        ${_p}/x86/crc32_vpclmul_avx512.c ${_p}/x86/bswap_avx512.c ${_p}/x86/base64_avx512.c
+        ${_p}/x86/convert_avx512.c)
     else()
       message(WARNING "embd: compiler cannot build the avx512 tier; skipped")
     endif()
@@ -101,8 +127,9 @@ function(embd_add_kernels target)
     # always built (given simde).
     if(_simde)
       set_source_files_properties(${_p}/arm/bswap_neon.c ${_p}/arm/base64_neon.c
-        PROPERTIES INCLUDE_DIRECTORIES ${_simde})
-      _embd_family(${target} EMBD_HAVE_ARM_NEON "" ${_p}/arm/bswap_neon.c ${_p}/arm/base64_neon.c)
+        ${_p}/arm/convert_neon.c PROPERTIES INCLUDE_DIRECTORIES ${_simde})
+      _embd_family(${target} EMBD_HAVE_ARM_NEON "" ${_p}/arm/bswap_neon.c ${_p}/arm/base64_neon.c
+        ${_p}/arm/convert_neon.c)
     endif()
     if(EMBD_CC_ARM_CRC)
       _embd_family(${target} EMBD_HAVE_ARM_CRC32 "${EMBD_FLAGS_ARM_CRC}"

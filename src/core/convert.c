@@ -97,6 +97,17 @@ static inline uint32_t bits_of_f32(float f) {
   memcpy(&b, &f, 4);
   return b;
 }
+/* Element i of a float array at any alignment (embd/convert.h: "Any alignment"): through
+ * memcpy, since a float access at a misaligned address is undefined behaviour (UBSan
+ * flags it; strict-alignment targets fault). */
+static inline void st_f32(float *dst, size_t i, uint32_t b) {
+  memcpy((unsigned char *)dst + 4 * i, &b, 4);
+}
+static inline uint32_t ld_f32(const float *src, size_t i) {
+  uint32_t b;
+  memcpy(&b, (const unsigned char *)src + 4 * i, 4);
+  return b;
+}
 static inline uint16_t ld16(const uint8_t *p, int be) {
   return be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
 }
@@ -136,18 +147,18 @@ uint32_t embd_e4m3_to_f32_bits(uint8_t b) {
 
 void embd_cvt_f16_scalar(float *dst, const void *src, size_t n, int be) {
   const uint8_t *p = (const uint8_t *)src;
-  for (size_t i = 0; i < n; i++) dst[i] = f32_of_bits(embd_f16_to_f32_bits(ld16(p + 2 * i, be)));
+  for (size_t i = 0; i < n; i++) st_f32(dst, i, embd_f16_to_f32_bits(ld16(p + 2 * i, be)));
 }
 
 void embd_cvt_bf16_scalar(float *dst, const void *src, size_t n, int be) {
   const uint8_t *p = (const uint8_t *)src;
-  for (size_t i = 0; i < n; i++) dst[i] = f32_of_bits((uint32_t)ld16(p + 2 * i, be) << 16);
+  for (size_t i = 0; i < n; i++) st_f32(dst, i, (uint32_t)ld16(p + 2 * i, be) << 16);
 }
 
 void embd_cvt_e4m3_scalar(float *dst, const void *src, size_t n, int be) {
   (void)be;
   const uint8_t *p = (const uint8_t *)src;
-  for (size_t i = 0; i < n; i++) dst[i] = f32_of_bits(embd_e4m3_to_f32_bits(p[i]));
+  for (size_t i = 0; i < n; i++) st_f32(dst, i, embd_e4m3_to_f32_bits(p[i]));
 }
 
 /* e5m2 is the upper byte of a binary16: the same NaN rule as f16. */
@@ -155,19 +166,19 @@ void embd_cvt_e5m2_scalar(float *dst, const void *src, size_t n, int be) {
   (void)be;
   const uint8_t *p = (const uint8_t *)src;
   for (size_t i = 0; i < n; i++)
-    dst[i] = f32_of_bits(embd_f16_to_f32_bits((uint16_t)(p[i] << 8)));
+    st_f32(dst, i, embd_f16_to_f32_bits((uint16_t)(p[i] << 8)));
 }
 
 void embd_cvt_i8_scalar(float *dst, const void *src, size_t n, int be) {
   (void)be;
   const int8_t *p = (const int8_t *)src;
-  for (size_t i = 0; i < n; i++) dst[i] = (float)p[i];
+  for (size_t i = 0; i < n; i++) st_f32(dst, i, bits_of_f32((float)p[i]));
 }
 
 void embd_cvt_u8_scalar(float *dst, const void *src, size_t n, int be) {
   (void)be;
   const uint8_t *p = (const uint8_t *)src;
-  for (size_t i = 0; i < n; i++) dst[i] = (float)p[i];
+  for (size_t i = 0; i < n; i++) st_f32(dst, i, bits_of_f32((float)p[i]));
 }
 
 /* Packed bits, MSB first: n bits = n / 8 bytes. */
@@ -175,7 +186,8 @@ static void unpack_bits(float *dst, const uint8_t *p, size_t n, uint8_t flip, fl
                         float one) {
   for (size_t i = 0; i < n / 8; i++) {
     const unsigned b = p[i] ^ flip;
-    for (int j = 0; j < 8; j++) dst[8 * i + (size_t)j] = (b >> (7 - j)) & 1 ? one : zero;
+    for (int j = 0; j < 8; j++)
+      st_f32(dst, 8 * i + (size_t)j, bits_of_f32((b >> (7 - j)) & 1 ? one : zero));
   }
 }
 
@@ -247,12 +259,12 @@ static uint8_t f32_to_e5m2(uint32_t x) {
 
 void embd_enc_f16_scalar(void *dst, const float *src, size_t n, int be) {
   uint8_t *p = (uint8_t *)dst;
-  for (size_t i = 0; i < n; i++) st16(p + 2 * i, embd_f32_to_f16_bits(bits_of_f32(src[i])), be);
+  for (size_t i = 0; i < n; i++) st16(p + 2 * i, embd_f32_to_f16_bits(ld_f32(src, i)), be);
 }
 
 void embd_enc_bf16_scalar(void *dst, const float *src, size_t n, int be) {
   uint8_t *p = (uint8_t *)dst;
-  for (size_t i = 0; i < n; i++) st16(p + 2 * i, embd_f32_to_bf16_bits(bits_of_f32(src[i])), be);
+  for (size_t i = 0; i < n; i++) st16(p + 2 * i, embd_f32_to_bf16_bits(ld_f32(src, i)), be);
 }
 
 /* ---- dispatch stubs and public entry points ---------------------------------------- */
@@ -330,17 +342,17 @@ embd_result embd_from_f32(void *dst, const float *src, size_t n, embd_dtype dtyp
       if (n) EMBD_CALL(EMBD_KERNEL_CONVERT_ENCODE, SLOT(dtype), embd_from_f32_fn)(dst, src, n, be);
       break;
     case EMBD_DTYPE_FP8_E4M3:
-      for (size_t i = 0; i < n; i++) p[i] = f32_to_e4m3(bits_of_f32(src[i]));
+      for (size_t i = 0; i < n; i++) p[i] = f32_to_e4m3(ld_f32(src, i));
       break;
     case EMBD_DTYPE_FP8_E5M2:
-      for (size_t i = 0; i < n; i++) p[i] = f32_to_e5m2(bits_of_f32(src[i]));
+      for (size_t i = 0; i < n; i++) p[i] = f32_to_e5m2(ld_f32(src, i));
       break;
     case EMBD_DTYPE_INT8:
     case EMBD_DTYPE_UINT8: {
       const float lo = dtype == EMBD_DTYPE_INT8 ? -128.0f : 0.0f;
       const float hi = dtype == EMBD_DTYPE_INT8 ? 127.0f : 255.0f;
       for (size_t i = 0; i < n; i++) {
-        const float v = src[i];
+        const float v = f32_of_bits(ld_f32(src, i));
         /* !(in range) also catches NaN; the range check first keeps the cast defined. */
         if (!(v >= lo && v <= hi) || (float)(int)v != v)
           return embd_fail(err, EMBD_ERR_DTYPE_RANGE, i,
@@ -355,7 +367,8 @@ embd_result embd_from_f32(void *dst, const float *src, size_t n, embd_dtype dtyp
       const uint8_t flip = dtype == EMBD_DTYPE_BINARY ? 0x80 : 0;
       for (size_t i = 0; i < n / 8; i++) {
         unsigned b = 0;
-        for (int j = 0; j < 8; j++) b = b << 1 | (src[8 * i + (size_t)j] > 0.0f);
+        for (int j = 0; j < 8; j++)
+          b = b << 1 | (f32_of_bits(ld_f32(src, 8 * i + (size_t)j)) > 0.0f);
         p[i] = (uint8_t)(b ^ flip);
       }
       break;

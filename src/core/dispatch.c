@@ -114,12 +114,48 @@ static const struct embd_impl_desc b64enc_impls[] = {B64_IMPLS(encode)};
    FN(embd_cvt_e5m2_##isa), FN(embd_cvt_i8_##isa), FN(embd_cvt_u8_##isa),                 \
    FN(embd_cvt_binary_##isa), FN(embd_cvt_ubinary_##isa)}
 #define ENC_FNS(isa) {FN(embd_enc_f16_##isa), FN(embd_enc_bf16_##isa)}
-static const struct embd_impl_desc convert_impls[] = {
-    {"scalar", EMBD_TIER_SCALAR, 0, CVT_FNS(scalar), 1},
-};
-static const struct embd_impl_desc convert_enc_impls[] = {
-    {"scalar", EMBD_TIER_SCALAR, 0, ENC_FNS(scalar), 1},
-};
+/* Both families: the same implementations, in the same order. */
+#if defined(EMBD_HAVE_X86_SSE42)
+#define CVT_SSE42(fns) {"sse42", EMBD_TIER_SSE42, 0, fns(sse42), 1},
+#else
+#define CVT_SSE42(fns)
+#endif
+#if defined(EMBD_HAVE_X86_AVX2_F16C)
+/* The file is built with -mf16c besides the avx2 tier's flags (cmake/EmbdIsaFlags.cmake). */
+#define CVT_AVX2(fns) {"avx2-f16c", EMBD_TIER_AVX2, EMBD_CPU_F16C, fns(avx2), 1},
+#else
+#define CVT_AVX2(fns)
+#endif
+#if defined(EMBD_HAVE_X86_AVX512)
+#define CVT_AVX512(fns) {"avx512", EMBD_TIER_AVX512, 0, fns(avx512), 1},
+#else
+#define CVT_AVX512(fns)
+#endif
+#if defined(EMBD_HAVE_AVX512_SIMDE)
+/* The avx512 kernels' source through simde's AVX-512 emulation, built with the avx2
+ * family's flags and -mf16c: tier avx2 + F16C, never picked. For the tests on CPUs
+ * without AVX-512 (convert_avx512_simde.c). */
+#define CVT_AVX512_SIMDE(fns) {"avx512-simde", EMBD_TIER_AVX2, EMBD_CPU_F16C, fns(avx512simde), 0},
+#else
+#define CVT_AVX512_SIMDE(fns)
+#endif
+#if defined(EMBD_HAVE_NEON_SIMDE)
+/* Tested and measured on x86, never picked: see bswap32's row. */
+#define CVT_NEON_SIMDE(fns) {"neon-simde", EMBD_TIER_SSE42, 0, fns(neon), 0},
+#else
+#define CVT_NEON_SIMDE(fns)
+#endif
+#if defined(EMBD_HAVE_ARM_NEON)
+#define CVT_NEON(fns) {"neon", EMBD_TIER_NEON, 0, fns(neon), 1},
+#else
+#define CVT_NEON(fns)
+#endif
+#define CVT_IMPLS(fns)                                                               \
+  {"scalar", EMBD_TIER_SCALAR, 0, fns(scalar), 1},                                    \
+  CVT_SSE42(fns) CVT_AVX2(fns) CVT_AVX512(fns) CVT_AVX512_SIMDE(fns) CVT_NEON_SIMDE(fns)    \
+  CVT_NEON(fns)
+static const struct embd_impl_desc convert_impls[] = {CVT_IMPLS(CVT_FNS)};
+static const struct embd_impl_desc convert_enc_impls[] = {CVT_IMPLS(ENC_FNS)};
 
 /* The registry: one row per kernel family, its slots starting at its stubs. */
 #define FAMILY(name, impls, ...) {{__VA_ARGS__}, 0, name, impls, sizeof impls / sizeof impls[0]}

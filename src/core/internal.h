@@ -220,5 +220,20 @@ EMBD_INTERNAL uint16_t embd_f32_to_bf16_bits(uint32_t x);
   EMBD_INTERNAL void embd_enc_bf16_##isa(void *dst, const float *src, size_t n, int be);
 EMBD_CVT_DECLARE(scalar)
 EMBD_CVT_DECLARE(stub_)
+#if defined(EMBD_HAVE_X86_SSE42)
+EMBD_CVT_DECLARE(sse42)
+#endif
+#if defined(EMBD_HAVE_X86_AVX2_F16C)
+EMBD_CVT_DECLARE(avx2) /* AVX2 + F16C (the file's own -mf16c) */
+#endif
+#if defined(EMBD_HAVE_X86_AVX512)
+EMBD_CVT_DECLARE(avx512)
+#endif
+#if defined(EMBD_HAVE_AVX512_SIMDE)
+EMBD_CVT_DECLARE(avx512simde) /* convert_avx512.c through simde, AVX2 + F16C code */
+#endif
+#if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
+EMBD_CVT_DECLARE(neon)
+#endif
 
 #endif

@@ -1,0 +1,274 @@
+/* dtype -> float32 and float32 -> f16/bf16 with AVX-512 F/BW/VL (the avx512 family's
+ * flags). 16 floats (64 bytes) per vector: vcvtph2ps / vcvtps2ph zmm for f16 and e5m2
+ * (AVX512F itself, no F16C needed; e4m3 too, as a scaled binary16), a shift for bf16,
+ * vptestmd masks for packed bits, vpmovdw to narrow the encoded halves.
+ *
+ * Not used: AVX512-BF16's vcvtneps2bf16 (it flushes subnormals and ignores MXCSR, so it
+ * is not the round-to-nearest-even reference bit for bit), AVX512-FP16 (its conversions
+ * are the same vcvtph2ps/vcvtps2ph work; no gain to measure on the machines at hand).
+ *
+ * Tails: one more full block ending at the last element (dst never overlaps src), the
+ * scalar reference below one block. */
+#include <immintrin.h>
+
+#include "internal.h"
+
+/* The functions' names: embd_<kind>_avx512, or embd_<kind>_<CVT_ISA> when another file
+ * includes this one (convert_avx512_simde.c: the same code through simde). */
+#ifndef CVT_ISA
+#define CVT_ISA avx512
+#endif
+#define CVT_CAT2_(a, b) a##b
+#define CVT_CAT_(a, b) CVT_CAT2_(a, b)
+#define CVT_NAME(kind) CVT_CAT_(embd_##kind##_, CVT_ISA)
+
+#define AI static inline __attribute__((always_inline))
+
+#define DRIVE(n, W, STEP)                        \
+  do {                                           \
+    size_t i_ = 0;                               \
+    for (; i_ + 4 * (W) <= (n); i_ += 4 * (W)) { \
+      STEP(i_);                                  \
+      STEP(i_ + (W));                            \
+      STEP(i_ + 2 * (W));                        \
+      STEP(i_ + 3 * (W));                        \
+    }                                            \
+    for (; i_ + (W) <= (n); i_ += (W)) STEP(i_); \
+    if (i_ < (n)) STEP((n) - (W));               \
+  } while (0)
+
+#define C32(v) _mm512_set1_epi32((int)(v))
+#define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define LD256(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define ST256(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), (v))
+
+AI __m256i swap16_256(void) {
+  return _mm256_setr_epi8(1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14, 1, 0, 3, 2, 5, 4,
+                          7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+}
+
+/* ---- f16, bf16 ------------------------------------------------------------------- */
+
+AI void f16_block(float *d, const uint8_t *s, int be, __m256i sw) {
+  __m256i v = LD256(s);
+  if (be) v = _mm256_shuffle_epi8(v, sw);
+  _mm512_storeu_ps(d, _mm512_cvtph_ps(v));
+}
+
+void CVT_NAME(cvt_f16)(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 16) {
+    embd_cvt_f16_scalar(dst, src, n, be);
+    return;
+  }
+  const __m256i sw = swap16_256();
+  if (be) {
+#define STEP(i) f16_block(dst + (i), s + 2 * (i), 1, sw)
+    DRIVE(n, 16, STEP);
+#undef STEP
+  } else {
+#define STEP(i) f16_block(dst + (i), s + 2 * (i), 0, sw)
+    DRIVE(n, 16, STEP);
+#undef STEP
+  }
+  _mm256_zeroupper();
+}
+
+AI void bf16_block(float *d, const uint8_t *s, int be, __m256i sw) {
+  __m256i v = LD256(s);
+  if (be) v = _mm256_shuffle_epi8(v, sw);
+  _mm512_storeu_si512((void *)d, _mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16));
+}
+
+void CVT_NAME(cvt_bf16)(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 16) {
+    embd_cvt_bf16_scalar(dst, src, n, be);
+    return;
+  }
+  const __m256i sw = swap16_256();
+  if (be) {
+#define STEP(i) bf16_block(dst + (i), s + 2 * (i), 1, sw)
+    DRIVE(n, 16, STEP);
+#undef STEP
+  } else {
+#define STEP(i) bf16_block(dst + (i), s + 2 * (i), 0, sw)
+    DRIVE(n, 16, STEP);
+#undef STEP
+  }
+  _mm256_zeroupper();
+}
+
+/* ---- fp8 ------------------------------------------------------------------------- */
+
+/* 16 e5m2 bytes: byte << 8 is the binary16. */
+AI void e5m2_block(float *d, const uint8_t *s) {
+  const __m256i h = _mm256_slli_epi16(_mm256_cvtepu8_epi16(LD128(s)), 8);
+  _mm512_storeu_ps(d, _mm512_cvtph_ps(h));
+}
+
+void CVT_NAME(cvt_e5m2)(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 16) {
+    embd_cvt_e5m2_scalar(dst, src, n, be);
+    return;
+  }
+#define STEP(i) e5m2_block(dst + (i), s + (i))
+  DRIVE(n, 16, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
+
+/* e4m3fn as a binary16 scaled by 2^-8 (a shift; its one NaN made the half quiet NaN of
+ * its sign), vcvtph2ps, times 256: exact. See convert_avx2.c (e4m3_block). */
+AI void e4m3_block(float *d, const uint8_t *s) {
+  const __m256i b = _mm256_cvtepu8_epi16(LD128(s));
+  const __m256i sign = _mm256_slli_epi16(_mm256_and_si256(b, _mm256_set1_epi16(0x80)), 8);
+  const __m256i mag = _mm256_and_si256(b, _mm256_set1_epi16(0x7f));
+  __m256i h = _mm256_or_si256(sign, _mm256_slli_epi16(mag, 7));
+  const __m256i nan = _mm256_cmpeq_epi16(mag, _mm256_set1_epi16(0x7f));
+  h = _mm256_blendv_epi8(h, _mm256_or_si256(sign, _mm256_set1_epi16(0x7e00)), nan);
+  _mm512_storeu_ps(d, _mm512_mul_ps(_mm512_cvtph_ps(h), _mm512_set1_ps(256.0f)));
+}
+
+void CVT_NAME(cvt_e4m3)(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 16) {
+    embd_cvt_e4m3_scalar(dst, src, n, be);
+    return;
+  }
+#define STEP(i) e4m3_block(dst + (i), s + (i))
+  DRIVE(n, 16, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
+
+/* ---- int8, uint8 ----------------------------------------------------------------- */
+
+AI void i8_block(float *d, const uint8_t *s) {
+  _mm512_storeu_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(LD128(s))));
+}
+AI void u8_block(float *d, const uint8_t *s) {
+  _mm512_storeu_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(LD128(s))));
+}
+
+void CVT_NAME(cvt_i8)(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 16) {
+    embd_cvt_i8_scalar(dst, src, n, be);
+    return;
+  }
+#define STEP(i) i8_block(dst + (i), s + (i))
+  DRIVE(n, 16, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
+
+void CVT_NAME(cvt_u8)(float *dst, const void *src, size_t n, int be) {
+  const uint8_t *s = (const uint8_t *)src;
+  if (n < 16) {
+    embd_cvt_u8_scalar(dst, src, n, be);
+    return;
+  }
+#define STEP(i) u8_block(dst + (i), s + (i))
+  DRIVE(n, 16, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
+
+/* ---- packed bits ----------------------------------------------------------------- */
+
+/* Two bytes -> 16 floats: both bytes in every lane, lane j tested against bit 7 - j of
+ * the first byte (j < 8) or bit 15 - j of the second: the mask selects `one`. */
+AI void bits_pair(float *d, const uint8_t *s, uint32_t flip, __m512i m, __m512 one, __m512 zero) {
+  const uint32_t w = ((uint32_t)s[0] | (uint32_t)s[1] << 8) ^ flip;
+  const __mmask16 k = _mm512_test_epi32_mask(_mm512_set1_epi32((int)w), m);
+  _mm512_storeu_ps(d, _mm512_mask_blend_ps(k, zero, one));
+}
+
+AI void bits_avx512(float *dst, const uint8_t *s, size_t n, uint8_t flip, float one,
+                    float zero) {
+  const size_t nb = n / 8;
+  const __m512i m = _mm512_setr_epi32(0x80, 0x40, 0x20, 0x10, 0x08, 0x04, 0x02, 0x01, 0x8000,
+                                      0x4000, 0x2000, 0x1000, 0x800, 0x400, 0x200, 0x100);
+  const __m512 o = _mm512_set1_ps(one), z = _mm512_set1_ps(zero);
+  const uint32_t f = flip * 0x0101u;
+#define STEP(i) bits_pair(dst + 8 * (i), s + (i), f, m, o, z)
+  DRIVE(nb, 2, STEP);
+#undef STEP
+  _mm256_zeroupper();
+}
+
+void CVT_NAME(cvt_binary)(float *dst, const void *src, size_t n, int be) {
+  if (n < 16) {
+    embd_cvt_binary_scalar(dst, src, n, be);
+    return;
+  }
+  bits_avx512(dst, (const uint8_t *)src, n, 0x80, 1.0f, -1.0f);
+}
+
+void CVT_NAME(cvt_ubinary)(float *dst, const void *src, size_t n, int be) {
+  if (n < 16) {
+    embd_cvt_ubinary_scalar(dst, src, n, be);
+    return;
+  }
+  bits_avx512(dst, (const uint8_t *)src, n, 0, 1.0f, 0.0f);
+}
+
+/* ---- encode: float32 -> f16, bf16 ------------------------------------------------- */
+
+AI void enc_f16_block(uint8_t *d, const float *s, int be, __m256i sw) {
+  __m256i h = _mm512_cvtps_ph(_mm512_loadu_ps(s), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  if (be) h = _mm256_shuffle_epi8(h, sw);
+  ST256(d, h);
+}
+
+void CVT_NAME(enc_f16)(void *dst, const float *src, size_t n, int be) {
+  uint8_t *d = (uint8_t *)dst;
+  if (n < 16) {
+    embd_enc_f16_scalar(dst, src, n, be);
+    return;
+  }
+  const __m256i sw = swap16_256();
+  if (be) {
+#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), 1, sw)
+    DRIVE(n, 16, STEP);
+#undef STEP
+  } else {
+#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), 0, sw)
+    DRIVE(n, 16, STEP);
+#undef STEP
+  }
+  _mm256_zeroupper();
+}
+
+AI void enc_bf16_block(uint8_t *d, const float *s, int be, __m256i sw) {
+  const __m512i x = _mm512_castps_si512(_mm512_loadu_ps(s));
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(x, 16), C32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(x, _mm512_add_epi32(C32(0x7fff), lsb)), 16);
+  const __mmask16 isnan =
+      _mm512_cmpgt_epu32_mask(_mm512_and_si512(x, C32(0x7fffffff)), C32(0x7f800000));
+  r = _mm512_mask_mov_epi32(r, isnan, _mm512_or_si512(_mm512_srli_epi32(x, 16), C32(0x40)));
+  __m256i h = _mm512_cvtepi32_epi16(r);
+  if (be) h = _mm256_shuffle_epi8(h, sw);
+  ST256(d, h);
+}
+
+void CVT_NAME(enc_bf16)(void *dst, const float *src, size_t n, int be) {
+  uint8_t *d = (uint8_t *)dst;
+  if (n < 16) {
+    embd_enc_bf16_scalar(dst, src, n, be);
+    return;
+  }
+  const __m256i sw = swap16_256();
+  if (be) {
+#define STEP(i) enc_bf16_block(d + 2 * (i), src + (i), 1, sw)
+    DRIVE(n, 16, STEP);
+#undef STEP
+  } else {
+#define STEP(i) enc_bf16_block(d + 2 * (i), src + (i), 0, sw)
+    DRIVE(n, 16, STEP);
+#undef STEP
+  }
+  _mm256_zeroupper();
+}
