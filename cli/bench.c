@@ -132,15 +132,20 @@ static int buf_put(buf *b, const char *s, size_t n) {
 static int buf_str(buf *b, const char *s) { return buf_put(b, s, strlen(s)); }
 
 /* An OpenAI /v1/embeddings response for count x dims floats: numbers as JSON (printed with
- * 9 significant digits, which round-trips float32), or base64 float32. */
-static int make_response(buf *b, const float *v, size_t count, size_t dims, int base64) {
+ * 9 significant digits, which round-trips float32), or base64 of the vectors in `dtype`
+ * (little-endian; vLLM's embed_dtype), each converted by embd_from_f32. */
+static int make_response(buf *b, const float *v, size_t count, size_t dims, int base64,
+                         embd_dtype dtype) {
   b->len = 0;
   if (buf_str(b, "{\"object\":\"list\",\"data\":[")) return -1;
   char num[48];
   char *b64 = NULL;
-  size_t b64cap = 0;
-  if (base64 && embd_base64_encoded_size(dims * 4, 0, &b64cap) != EMBD_OK) return -1;
-  if (base64 && !(b64 = malloc(b64cap))) return -1;
+  uint8_t *raw = NULL;
+  size_t b64cap = 0, row = 0;
+  if (base64 && (embd_dtype_bytes(dtype, dims, &row) != EMBD_OK ||
+                 embd_base64_encoded_size(row, 0, &b64cap) != EMBD_OK))
+    return -1;
+  if (base64 && (!(b64 = malloc(b64cap)) || !(raw = malloc(row ? row : 1)))) goto fail;
   for (size_t i = 0; i < count; i++) {
     snprintf(num, sizeof num, "%s{\"object\":\"embedding\",\"index\":%zu,\"embedding\":",
              i ? "," : "", i);
@@ -148,7 +153,9 @@ static int make_response(buf *b, const float *v, size_t count, size_t dims, int 
     const float *x = v + i * dims;
     if (base64) {
       size_t w;
-      if (embd_base64_encode_f32(x, dims, 0, b64, b64cap, &w) != EMBD_OK) goto fail;
+      if (embd_from_f32(raw, x, dims, dtype, EMBD_ORDER_LE, NULL) != EMBD_OK ||
+          embd_base64_encode(raw, row, 0, b64, b64cap, &w) != EMBD_OK)
+        goto fail;
       if (buf_str(b, "\"") || buf_put(b, b64, w) || buf_str(b, "\"")) goto fail;
     } else {
       if (buf_str(b, "[")) goto fail;
@@ -164,9 +171,11 @@ static int make_response(buf *b, const float *v, size_t count, size_t dims, int 
                  "\"total_tokens\":8}}"))
     goto fail;
   free(b64);
+  free(raw);
   return 0;
 fail:
   free(b64);
+  free(raw);
   return -1;
 }
 
@@ -177,11 +186,12 @@ typedef struct emb_ctx {
   size_t len, count, dims;
   float *out;
   embd_openai_embeddings oe;
+  embd_openai_options oo; /* the asked dtype */
 } emb_ctx;
 
 static int run_openai(void *p) {
   emb_ctx *c = p;
-  if (embd_openai_decode(&c->oe, c->data, c->len, NULL, NULL) != EMBD_OK) return 1;
+  if (embd_openai_decode(&c->oe, c->data, c->len, &c->oo, NULL) != EMBD_OK) return 1;
   return c->oe.count != c->count;
 }
 
@@ -198,6 +208,18 @@ static int run_batch(void *p) {
   return r != EMBD_BATCH_END || n != c->count;
 }
 
+/* The values a dtype's row encodes: the vectors themselves, or for the integer dtypes
+ * (which hold integers, not a scale) the vectors quantized into q (x 1000, clamped). */
+static const float *dtype_values(const float *v, float *q, size_t n, embd_dtype d) {
+  if (d != EMBD_DTYPE_INT8 && d != EMBD_DTYPE_UINT8) return v;
+  const float lo = d == EMBD_DTYPE_UINT8 ? 0.0f : -128.0f;
+  for (size_t i = 0; i < n; i++) {
+    const float t = nearbyintf(v[i] * 1000.0f) + (d == EMBD_DTYPE_UINT8 ? 128.0f : 0.0f);
+    q[i] = t < lo ? lo : t > lo + 255.0f ? lo + 255.0f : t;
+  }
+  return q;
+}
+
 typedef struct wire_row {
   const char *name;
   double bytes, ns; /* per vector (or per token) */
@@ -205,7 +227,7 @@ typedef struct wire_row {
 
 static int bench_embeddings(const bench_cfg *cfg, size_t count, size_t dims, wire_row *rows,
                             int *nrows) {
-  float *v = malloc(count * dims * sizeof *v);
+  float *v = malloc(count * dims * sizeof *v), *q = NULL;
   char *src = NULL;
   emb_ctx c;
   memset(&c, 0, sizeof c);
@@ -217,29 +239,56 @@ static int bench_embeddings(const bench_cfg *cfg, size_t count, size_t dims, wir
   fill_vectors(v, count * dims, 42);
   embd_openai_init(&c.oe);
   int n = 0;
-  for (int form = 0; form < 2; form++) {
-    if (make_response(&b, v, count, dims, form)) goto done;
+  /* Row 0 is the JSON float arrays (the ratios' base), then each dtype as base64 (what
+   * vLLM's embed_dtype sends) and as EMBD frames (dtype_values: what each encodes). */
+  static const struct {
+    embd_dtype dtype;
+    const char *b64, *frames;
+  } forms[] = {
+      {EMBD_DTYPE_F32, "OpenAI JSON, base64 f32", "EMBD frames, f32"},
+      {EMBD_DTYPE_F16, "OpenAI JSON, base64 f16", "EMBD frames, f16"},
+      {EMBD_DTYPE_BF16, "OpenAI JSON, base64 bf16", "EMBD frames, bf16"},
+      {EMBD_DTYPE_FP8_E4M3, "OpenAI JSON, base64 fp8-e4m3", "EMBD frames, fp8-e4m3"},
+      {EMBD_DTYPE_FP8_E5M2, "OpenAI JSON, base64 fp8-e5m2", "EMBD frames, fp8-e5m2"},
+      {EMBD_DTYPE_INT8, "OpenAI JSON, base64 int8", "EMBD frames, int8"},
+      {EMBD_DTYPE_UINT8, "OpenAI JSON, base64 uint8", "EMBD frames, uint8"},
+      {EMBD_DTYPE_UBINARY, "OpenAI JSON, base64 ubinary", "EMBD frames, ubinary"},
+  };
+  if (!(q = malloc(count * dims * sizeof *q))) goto done;
+  int have_json = 1;
+  for (int k = -1; k < (int)(sizeof forms / sizeof forms[0]) && have_json; k++) {
+    const embd_dtype d = k < 0 ? EMBD_DTYPE_F32 : forms[k].dtype;
+    const float *x = dtype_values(v, q, count * dims, d);
+    if (make_response(&b, x, count, dims, k >= 0, d)) goto done;
     unplace(src);
     if (!(src = place(b.len, PLACE_SRC))) goto done;
     memcpy(src, b.p, b.len);
     c.data = src, c.len = b.len;
-    if (embd_openai_decode(&c.oe, c.data, c.len, NULL, NULL) == EMBD_ERR_OPENAI_UNAVAILABLE)
-      break; /* built without EMBD_WITH_OPENAI: no JSON rows */
+    memset(&c.oo, 0, sizeof c.oo);
+    c.oo.dtype = d;
+    if (embd_openai_decode(&c.oe, c.data, c.len, &c.oo, NULL) == EMBD_ERR_OPENAI_UNAVAILABLE) {
+      have_json = 0; /* built without EMBD_WITH_OPENAI: no JSON rows */
+      break;
+    }
     const double ns = time_it(cfg, run_openai, &c);
     if (ns < 0) goto done;
-    rows[n].name = form ? "OpenAI JSON, base64 floats" : "OpenAI JSON, float arrays";
+    rows[n].name = k < 0 ? "OpenAI JSON, float arrays" : forms[k].b64;
     rows[n].bytes = (double)b.len / (double)count;
     rows[n].ns = ns / (double)count;
     n++;
   }
-  for (int z = 0; z < 2; z++) {
+  for (int k = 0; k <= (int)(sizeof forms / sizeof forms[0]); k++) {
+    /* k == count of forms: float32 again, zlib-compressed */
+    const int z = k == (int)(sizeof forms / sizeof forms[0]);
+    const embd_dtype d = z ? EMBD_DTYPE_F32 : forms[k].dtype;
+    const float *x = dtype_values(v, q, count * dims, d);
     size_t cap, w;
     const unsigned flags = z ? EMBD_FRAME_ZLIB : 0;
-    if (embd_batch_size(count, dims, flags, &cap) != EMBD_OK) goto done;
+    if (embd_batch_size_dtype(count, dims, d, flags, &cap) != EMBD_OK) goto done;
     char *f = place(cap, PLACE_SRC);
     if (!f) goto done;
-    embd_frame_encode_options eo = {.flags = flags, .level = 6};
-    if (embd_batch_encode_f32(v, count, dims, &eo, f, cap, &w) != EMBD_OK) {
+    embd_frame_encode_options eo = {.flags = flags, .level = 6, .dtype = d};
+    if (embd_batch_encode_f32(x, count, dims, &eo, f, cap, &w) != EMBD_OK) {
       unplace(f);
       goto done;
     }
@@ -247,7 +296,7 @@ static int bench_embeddings(const bench_cfg *cfg, size_t count, size_t dims, wir
     const double ns = time_it(cfg, run_batch, &c);
     unplace(f);
     if (ns < 0) goto done;
-    rows[n].name = z ? "EMBD frames, zlib level 6" : "EMBD frames";
+    rows[n].name = z ? "EMBD frames, f32, zlib level 6" : forms[k].frames;
     rows[n].bytes = (double)w / (double)count;
     rows[n].ns = ns / (double)count;
     n++;
@@ -258,6 +307,7 @@ done:
   embd_openai_free(&c.oe);
   free(b.p);
   free(v);
+  free(q);
   unplace(src);
   unplace(c.out);
   return rc;
@@ -691,7 +741,7 @@ int embd_cli_bench(int argc, char **argv) {
   }
   const bench_cfg cfg = {quick ? 2e6 : 100e6, quick ? 1 : 5};
   const size_t count = quick ? 8 : 100, dims = 1536;
-  wire_row emb[8];
+  wire_row emb[24];
   int nemb = 0;
   kernel_row ker[128];
   int nker = 0;
