@@ -19,6 +19,7 @@
 #include "embd/cpu.h"
 #include "embd/crc32.h"
 #include "embd/bswap.h"
+#include "embd/convert.h"
 #include "embd/frame.h"
 #include "embd/batch.h"
 #include "embd/stream.h"
