@@ -41,6 +41,9 @@ static const char openai_help[] =
     "      --metadata-json TEXT  the same, the JSON given on the command line\n"
     "      --bytes-only   RESPONSE is a vLLM bytes_only body: vectors of --dims N\n"
     "                     elements back to back (N required)\n"
+    "      --keep-dtype   write the elements in the wire dtype instead of float32 (npy\n"
+    "                     descr, raw bytes and EMBD frames as embd decode writes them;\n"
+    "                     jsonl numbers)\n"
     "  -v, --verbose      print model, count, dims and token usage on stderr\n"
     "      --max-record BYTES  the largest response accepted (default 256M; K, M, G\n"
     "                     suffixes): a body is read whole, this bounds the memory\n"
@@ -77,6 +80,7 @@ int cmd_openai(int argc, char **argv) {
                                        {"metadata", required_argument, 0, 'M'},
                                        {"metadata-json", required_argument, 0, 'J'},
                                        {"bytes-only", no_argument, 0, 'Y'},
+                                       {"keep-dtype", no_argument, 0, 'K'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *output = NULL;
@@ -88,7 +92,7 @@ int cmd_openai(int argc, char **argv) {
   embd_dtype dtype = EMBD_DTYPE_F32;
   embd_byte_order order = EMBD_ORDER_LE;
   const char *meta_file = NULL, *meta_json = NULL;
-  int bytes_only = 0;
+  int bytes_only = 0, keep = 0;
   while ((c = getopt_long(argc, argv, "o:t:zl:cd:vh", opts, NULL)) != -1) {
     switch (c) {
       case 'o': output = optarg; break;
@@ -108,9 +112,7 @@ int cmd_openai(int argc, char **argv) {
         if (cli_parse_max_record(optarg, &max_record)) return CLI_EUSAGE;
         break;
       case 'T':
-        if (embd_dtype_parse(optarg, strlen(optarg), &dtype))
-          return cli_usage("--dtype: '%s' is not one of f32, f16, bf16, fp8-e4m3, fp8-e5m2, int8, uint8, "
-                           "binary, ubinary", cli_esc(optarg));
+        if (cli_parse_dtype(optarg, "--dtype", &dtype)) return CLI_EUSAGE;
         break;
       case 'B':
         if (!strcmp(optarg, "little")) order = EMBD_ORDER_LE;
@@ -120,6 +122,7 @@ int cmd_openai(int argc, char **argv) {
       case 'M': meta_file = optarg; break;
       case 'J': meta_json = optarg; break;
       case 'Y': bytes_only = 1; break;
+      case 'K': keep = 1; break;
       case 'h': fputs(openai_help, stdout); return CLI_OK;
       default: return cli_usage("unknown or incomplete option");
     }
@@ -146,6 +149,7 @@ int cmd_openai(int argc, char **argv) {
   memset(&oo, 0, sizeof oo); /* reserved_ must be zero */
   oo.dtype = dtype;
   oo.byte_order = order;
+  if (keep) oo.flags = EMBD_OPENAI_KEEP_DTYPE;
 
   embd_openai_embeddings e;
   embd_openai_init(&e);
@@ -200,14 +204,33 @@ int cmd_openai(int argc, char **argv) {
     return rc;
   }
   cli_sink sink;
-  if (!(rc = cli_sink_begin(&sink, to, &out, e.count, &enc))) {
+  memset(&sink, 0, sizeof sink);
+  uint8_t *le = NULL; /* --keep-dtype, big-endian: a row in the sink's little-endian order */
+  if (keep && (order == EMBD_ORDER_BE && embd_dtype_bits(e.dtype) > 8) && e.row_bytes &&
+      !(le = malloc(e.row_bytes))) {
+    cli_msg("out of memory");
+    rc = CLI_EINTERNAL;
+  }
+  if (!rc && !(rc = cli_sink_begin(&sink, to, &out, e.count, &enc))) {
     char what[48];
+    const size_t w = embd_dtype_bits(e.dtype) / 8; /* element bytes (multi-byte only) */
     for (size_t i = 0; i < e.count && !rc; i++) {
       snprintf(what, sizeof what, "vector %zu", i);
-      rc = cli_sink_row(&sink, e.values + i * e.dims, (uint32_t)e.dims, what);
+      if (!keep) {
+        rc = cli_sink_row(&sink, e.values + i * e.dims, (uint32_t)e.dims, what);
+        continue;
+      }
+      const uint8_t *row = (const uint8_t *)e.data + i * e.row_bytes;
+      if (le) { /* the kept rows are in the asked (big-endian) order */
+        for (size_t k = 0; k < e.row_bytes; k += w)
+          for (size_t b = 0; b < w; b++) le[k + b] = row[k + w - 1 - b];
+        row = le;
+      }
+      rc = cli_sink_row_raw(&sink, row, (uint32_t)e.dims, e.dtype, what);
     }
     if (!rc) rc = cli_sink_finish(&sink);
   }
+  free(le);
   const int wrc = cli_out_close(&out, rc == CLI_OK);
   if (!rc) rc = wrc;
   cli_sink_free(&sink);

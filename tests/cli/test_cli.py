@@ -414,6 +414,11 @@ def t_openai_dtype():
         out, _ = expect(["openai", "--dtype", "f16", "--byte-order", order, "--to", "raw"], 0,
                         stdin=json.dumps(b64).encode())
         check(out == raw_f32, "openai base64 f16 %s" % order)
+        # --keep-dtype: the halves themselves, little-endian whatever the wire order
+        out, _ = expect(["openai", "--dtype", "f16", "--byte-order", order, "--keep-dtype", "--to", "raw"], 0,
+                        stdin=json.dumps(b64).encode())
+        check(out == b"".join(struct.pack("<6e", *v) for v in halves),
+              "openai --keep-dtype f16 %s: the wire halves, little-endian" % order)
     # the asked order differs from the metadata's
     expect(["openai", "--dtype", "f16", "--byte-order", "big", "--metadata", path("v-little.json"),
             path("v-little.bin")], 1, err_has=["v-little.json: data[0].endianness: little, but big was asked",
@@ -438,6 +443,11 @@ def t_openai_dtype():
                      ("binary", [-1, -1, -1, -1, -1, -1, -1, 1]), ("ubinary", [1, 0, 0, 0, 0, 0, 0, 1])):
         out, _ = expect(["openai", "--dtype", dt], 0, stdin=cb)
         check(parse_jsonl(out) == [want], "openai cohere --dtype %s: %r" % (dt, out[:80]))
+    # kept in the wire dtype: int8 bytes, and packed bits as their bytes (binary's XOR 0x80)
+    out, _ = expect(["openai", "--dtype", "int8", "--keep-dtype", "--to", "raw"], 0, stdin=cb)
+    check(out == bytes([0x80, 0x7f]), "openai cohere int8 --keep-dtype: %r" % out)
+    out, _ = expect(["openai", "--dtype", "binary", "--keep-dtype", "--to", "raw"], 0, stdin=cb)
+    check(out == bytes([0x81]), "openai cohere binary --keep-dtype: the offset-binary byte: %r" % out)
     expect(["openai", "--dtype", "f16"], 1, stdin=cb, err_has=["no \"f16\" list", "the keys are: float, int8"])
     # Voyage/Mistral integer lists, llama.cpp's per-item encoding_format
     expect(["openai", "--dtype", "int8"], 1, stdin=b'{"data":[{"index":0,"embedding":[1,0.5]}]}',
@@ -450,7 +460,7 @@ def t_openai_dtype():
     out, _ = expect(["openai"], 0, stdin=json.dumps(llama).encode())
     check(parse_jsonl(out) == [[1.0, -2.5]], "openai llama.cpp base64 with encoding_format in the item")
     # usage errors
-    expect(["openai", "--dtype", "f17"], 2, err_has=["--dtype: 'f17' is not one of"])
+    expect(["openai", "--dtype", "f17"], 2, err_has=["--dtype: 'f17' is not a dtype (f32, f16"])
     expect(["openai", "--byte-order", "native"], 2, err_has=["--byte-order: 'native' is not little or big"])
     expect(["openai", "--bytes-only"], 2, err_has=["--bytes-only needs --dims"])
     expect(["openai", "--metadata", "a", "--metadata-json", "{}"], 2, err_has=["one or the other"])
