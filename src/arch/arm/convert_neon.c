@@ -15,6 +15,7 @@
 #include <simde/arm/neon.h>
 
 #include "internal.h"
+#include "convert_kernel.h"
 
 #if defined(SIMDE_ARM_NEON_A64V8_NATIVE)
 #include <arm_neon.h>
@@ -23,20 +24,6 @@
 #define CVT_NATIVE_F16 0
 #endif
 
-#define AI static inline __attribute__((always_inline))
-
-#define DRIVE(n, W, STEP)                        \
-  do {                                           \
-    size_t i_ = 0;                               \
-    for (; i_ + 4 * (W) <= (n); i_ += 4 * (W)) { \
-      STEP(i_);                                  \
-      STEP(i_ + (W));                            \
-      STEP(i_ + 2 * (W));                        \
-      STEP(i_ + 3 * (W));                        \
-    }                                            \
-    for (; i_ + (W) <= (n); i_ += (W)) STEP(i_); \
-    if (i_ < (n)) STEP((n) - (W));               \
-  } while (0)
 
 #define U32(v) simde_vdupq_n_u32((uint32_t)(v))
 

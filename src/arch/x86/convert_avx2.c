@@ -15,21 +15,8 @@
 #include <immintrin.h>
 
 #include "internal.h"
+#include "convert_kernel.h"
 
-#define AI static inline __attribute__((always_inline))
-
-#define DRIVE(n, W, STEP)                        \
-  do {                                           \
-    size_t i_ = 0;                               \
-    for (; i_ + 4 * (W) <= (n); i_ += 4 * (W)) { \
-      STEP(i_);                                  \
-      STEP(i_ + (W));                            \
-      STEP(i_ + 2 * (W));                        \
-      STEP(i_ + 3 * (W));                        \
-    }                                            \
-    for (; i_ + (W) <= (n); i_ += (W)) STEP(i_); \
-    if (i_ < (n)) STEP((n) - (W));               \
-  } while (0)
 
 #define C32(v) _mm256_set1_epi32((int)(v))
 #define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))

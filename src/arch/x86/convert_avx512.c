@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 #include "internal.h"
+#include "convert_kernel.h"
 
 /* The functions' names: embd_<kind>_avx512, or embd_<kind>_<CVT_ISA> when another file
  * includes this one (convert_avx512_simde.c: the same code through simde). */
@@ -22,20 +23,6 @@
 #define CVT_CAT_(a, b) CVT_CAT2_(a, b)
 #define CVT_NAME(kind) CVT_CAT_(embd_##kind##_, CVT_ISA)
 
-#define AI static inline __attribute__((always_inline))
-
-#define DRIVE(n, W, STEP)                        \
-  do {                                           \
-    size_t i_ = 0;                               \
-    for (; i_ + 4 * (W) <= (n); i_ += 4 * (W)) { \
-      STEP(i_);                                  \
-      STEP(i_ + (W));                            \
-      STEP(i_ + 2 * (W));                        \
-      STEP(i_ + 3 * (W));                        \
-    }                                            \
-    for (; i_ + (W) <= (n); i_ += (W)) STEP(i_); \
-    if (i_ < (n)) STEP((n) - (W));               \
-  } while (0)
 
 #define C32(v) _mm512_set1_epi32((int)(v))
 #define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))

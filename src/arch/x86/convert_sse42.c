@@ -19,22 +19,8 @@
 #include <immintrin.h>
 
 #include "internal.h"
+#include "convert_kernel.h"
 
-#define AI static inline __attribute__((always_inline))
-
-/* The block driver: STEP(i) converts W elements starting at element i. */
-#define DRIVE(n, W, STEP)                                                 \
-  do {                                                                    \
-    size_t i_ = 0;                                                        \
-    for (; i_ + 4 * (W) <= (n); i_ += 4 * (W)) {                          \
-      STEP(i_);                                                           \
-      STEP(i_ + (W));                                                     \
-      STEP(i_ + 2 * (W));                                                 \
-      STEP(i_ + 3 * (W));                                                 \
-    }                                                                     \
-    for (; i_ + (W) <= (n); i_ += (W)) STEP(i_);                          \
-    if (i_ < (n)) STEP((n) - (W));                                        \
-  } while (0)
 
 #define C32(v) _mm_set1_epi32((int)(v))
 
