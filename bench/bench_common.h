@@ -7,14 +7,57 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <benchmark/benchmark.h>
 
 #include "embd.h"
 
 namespace embd_bench {
 
 constexpr size_t kAlign = 64;
+
+// The CPU's name from /proc/cpuinfo ("unknown" elsewhere): every benchmark says what it
+// ran on (the context block of each suite's output, and a line on stderr).
+inline std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line, name = "unknown", family, model;
+  auto value = [&line] {
+    size_t c = line.find(':');
+    return c == std::string::npos || c + 2 > line.size() ? std::string() : line.substr(c + 2);
+  };
+  while (std::getline(f, line) && line != "") {  // the first processor's block
+    if (line.rfind("model name", 0) == 0) name = value();
+    else if (line.rfind("cpu family", 0) == 0) family = value();
+    else if (line.rfind("model\t", 0) == 0) model = value();
+  }
+  return family.empty() ? name : name + " (family " + family + " model " + model + ")";
+}
+
+// The CPU features the library may use, by name ("avx2 bmi2 ...").
+inline std::string cpu_features() {
+  std::string out;
+  const uint64_t en = embd_cpu_features_enabled();
+  for (int b = 0; b < 63; b++) {
+    const char *n = embd_cpu_feature_name(uint64_t{1} << b);
+    if (n && (en & (uint64_t{1} << b))) out += (out.empty() ? "" : " ") + std::string(n);
+  }
+  return out.empty() ? "none" : out;
+}
+
+// Runs before main (one per benchmark program): the CPU into the suite's context and on
+// stderr, so a result pasted anywhere still says which machine made it.
+struct CpuContext {
+  CpuContext() {
+    const std::string m = cpu_model(), f = cpu_features();
+    benchmark::AddCustomContext("cpu_model", m);
+    benchmark::AddCustomContext("embd_cpu_features", f);
+    std::fprintf(stderr, "embd bench: CPU %s; features %s\n", m.c_str(), f.c_str());
+  }
+};
+inline CpuContext g_cpu_context;
 
 [[noreturn]] inline void die(const std::string &what) {
   std::fprintf(stderr, "bench: %s\n", what.c_str());

@@ -45,17 +45,6 @@ float *g_f32;     // float32: decode output, encode input
 float *g_want;
 float *g_fin;     // float32: encode input (embedding-like values)
 
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) {
-      size_t c = line.find(':');
-      return c == std::string::npos ? line : line.substr(c + 2);
-    }
-  return "unknown";
-}
-
 struct Cvt {
   std::string name;
   embd_dtype dtype;
@@ -200,8 +189,7 @@ int main(int argc, char **argv) {
   const std::string cpu = cpu_model();
   std::fprintf(stderr, "bench_convert: CPU %s; convert %s, convert-encode %s\n", cpu.c_str(),
                embd_impl_active(EMBD_KERNEL_CONVERT), embd_impl_active(EMBD_KERNEL_CONVERT_ENCODE));
-  benchmark::AddCustomContext("cpu_model", cpu);
-  benchmark::AddCustomContext("embd_version", embd_version());
+    benchmark::AddCustomContext("embd_version", embd_version());
   benchmark::AddCustomContext("embd_convert_active", embd_impl_active(EMBD_KERNEL_CONVERT));
   benchmark::AddCustomContext("convert_contenders", runnable);
 

@@ -60,17 +60,6 @@ uint8_t *g_frame;
 size_t g_frame_len;
 std::vector<unsigned> g_dists;
 
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) {
-      size_t c = line.find(':');
-      return c == std::string::npos ? line : line.substr(c + 2);
-    }
-  return "unknown";
-}
-
 using Op = void (*)(const uint8_t *payload, uint8_t *out);
 
 void op_decode(const uint8_t *payload, uint8_t *out) {
@@ -200,8 +189,7 @@ int main(int argc, char **argv) {
   const char *tun = std::getenv("GLIBC_TUNABLES");
   std::fprintf(stderr, "bench_copy_sweep: CPU %s; bswap32/copy tier %s; GLIBC_TUNABLES=%s\n",
                cpu.c_str(), embd_impl_active(EMBD_KERNEL_BSWAP32), tun ? tun : "(unset)");
-  benchmark::AddCustomContext("cpu_model", cpu);
-  benchmark::AddCustomContext("embd_version", embd_version());
+    benchmark::AddCustomContext("embd_version", embd_version());
   benchmark::AddCustomContext("embd_bswap32_active", embd_impl_active(EMBD_KERNEL_BSWAP32));
   benchmark::AddCustomContext("glibc_tunables", tun ? tun : "");
   benchmark::AddCustomContext("distances", std::to_string(g_dists.size()));

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "embd.h"
+#include "bench_common.h"
 #include "embd/codec.h"
 #include "embd/codec_stream.h"
 

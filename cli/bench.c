@@ -110,6 +110,38 @@ static void fill_vectors(float *v, size_t n, uint64_t seed) {
   }
 }
 
+/* The CPU's name (and x86 family/model) from /proc/cpuinfo, "unknown" elsewhere: every
+ * benchmark says which machine made it. */
+static void cpu_model(char *out, size_t cap) {
+  char name[128] = "unknown", family[16] = "", model[16] = "", line[256];
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  while (f && fgets(line, sizeof line, f) && line[0] != '\n') { /* the first processor */
+    char *c = strchr(line, ':');
+    if (!c) continue;
+    c += c[1] == ' ' ? 2 : 1;
+    c[strcspn(c, "\n")] = 0;
+    if (!strncmp(line, "model name", 10)) snprintf(name, sizeof name, "%s", c);
+    else if (!strncmp(line, "cpu family", 10)) snprintf(family, sizeof family, "%s", c);
+    else if (!strncmp(line, "model\t", 6)) snprintf(model, sizeof model, "%s", c);
+  }
+  if (f) fclose(f);
+  if (family[0]) snprintf(out, cap, "%s (family %s model %s)", name, family, model);
+  else snprintf(out, cap, "%s", name);
+}
+
+/* The features the library may use, by name. */
+static void cpu_features(char *out, size_t cap) {
+  const uint64_t en = embd_cpu_features_enabled();
+  size_t n = 0;
+  out[0] = 0;
+  for (int b = 0; b < 63; b++) {
+    const char *nm = embd_cpu_feature_name(UINT64_C(1) << b);
+    if (nm && (en & (UINT64_C(1) << b)) && n + strlen(nm) + 2 < cap)
+      n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? " " : "", nm);
+  }
+  if (!n) snprintf(out, cap, "none");
+}
+
 typedef struct buf {
   char *p;
   size_t len, cap;
@@ -761,9 +793,17 @@ int embd_cli_bench(int argc, char **argv) {
     fprintf(stderr, "embd bench: the kernel benchmark failed\n");
     return 4;
   }
+  char cpu[200], feats[256];
+  cpu_model(cpu, sizeof cpu);
+  cpu_features(feats, sizeof feats);
   if (json) {
     printf("{\"embd_version\":");
     json_str(stdout, embd_version());
+    printf(",\"cpu\":{\"model\":");
+    json_str(stdout, cpu);
+    printf(",\"features\":");
+    json_str(stdout, feats);
+    printf("}");
     printf(",\"embeddings\":{\"count\":%zu,\"dims\":%zu,\"formats\":[", count, dims);
     for (int i = 0; i < nemb; i++) {
       printf("%s{\"format\":", i ? "," : "");
@@ -788,8 +828,9 @@ int embd_cli_bench(int argc, char **argv) {
     }
     printf("]}\n");
   } else {
-    printf("embd %s bench%s: %zu embeddings of %zu dims, seeded; median of %d rounds\n\n",
+    printf("embd %s bench%s: %zu embeddings of %zu dims, seeded; median of %d rounds\n",
            embd_version(), quick ? " --quick" : "", count, dims, cfg.rounds);
+    printf("CPU: %s; features: %s\n\n", cpu, feats);
     const int json_base = nemb && emb[0].name[0] == 'O'; /* the JSON float row is first */
     printf("%-30s %14s %10s %14s %10s\n", "embeddings on the wire", "bytes/vector",
            json_base ? "vs JSON" : "", "decode ns/vec", json_base ? "vs JSON" : "");
