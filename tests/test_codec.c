@@ -972,6 +972,44 @@ static void test_ready(void **state) {
   assert_null(p.modality);
   assert_null(p.safety_policy_id);
   embd_codec_ready_free(&p);
+  /* Pins as the peers write them: SHA256: and upper/mixed-case hex are read and normalised
+   * to sha256: + lower case (what embd_tokmap_hash gives); the builder writes lower only. */
+  {
+    char upper[72], mixed[72];
+    strcpy(upper, k_hash);
+    memcpy(upper, "SHA256:", 7);
+    for (char *q = upper + 7; *q; q++)
+      if (*q >= 'a' && *q <= 'f') *q = (char)(*q - 32);
+    strcpy(mixed, upper);
+    memcpy(mixed, "sha256:", 7);
+    for (char *q = mixed + 7; *q; q += 2)
+      if (*q >= 'A' && *q <= 'F') *q = (char)(*q + 32);
+    const char *const reads[2] = {upper, mixed};
+    for (int i = 0; i < 2; i++) {
+      char rj[512];
+      snprintf(rj, sizeof rj,
+               "{\"codec_version\":\"0.5\",\"tokenizer_id\":\"t\",\"map_url\":\"u\",\"map_hash\":\"%s\","
+               "\"safety_policy_hash\":\"%s\",\"latent_map_hash\":\"%s\"}",
+               reads[i], reads[1 - i], reads[i]);
+      OK(embd_codec_ready_parse(rj, strlen(rj), &p, &err));
+      assert_string_equal(p.map_hash, k_hash);
+      assert_string_equal(p.safety_policy_hash, k_hash);
+      assert_string_equal(p.latent_map_hash, k_hash);
+      embd_codec_ready_free(&p);
+    }
+    embd_codec_ready wb = r;
+    wb.map_hash = upper; /* writing: lower case only */
+    assert_int_equal(embd_codec_ready_build(&wb, json, sizeof json, &len, &err), EMBD_ERR_CODEC_HANDSHAKE);
+    assert_non_null(strstr(err.message, "is not sha256: + 64 lowercase hex digits"));
+    char rj[256];
+    snprintf(rj, sizeof rj,
+             "{\"codec_version\":\"0.5\",\"tokenizer_id\":\"t\",\"map_url\":\"u\",\"map_hash\":\"Sha256:%s\"}",
+             k_hash + 7);
+    assert_int_equal(embd_codec_ready_parse(rj, strlen(rj), &p, &err), EMBD_ERR_CODEC_HANDSHAKE);
+    assert_int_equal(err.offset, 0);
+    assert_non_null(strstr(err.message, "READY: map_hash \"Sha256:79b7"));
+    assert_non_null(strstr(err.message, "is not a sha256 pin (sha256: or SHA256: + 64 hex digits)"));
+  }
   /* The spec's READY (text-tokens), with an unknown object field. */
   char spec[1024];
   snprintf(spec, sizeof spec,
@@ -990,7 +1028,7 @@ static void test_ready(void **state) {
     const char *sub;
   } bad[] = {
       {"{\"codec_version\":\"0.5\",\"tokenizer_id\":\"t\",\"map_url\":\"u\",\"map_hash\":\"sha256:abc\"}",
-       "map_hash \"sha256:abc\" is not sha256: + 64 lowercase hex digits"},
+       "map_hash \"sha256:abc\" is not a sha256 pin (sha256: or SHA256: + 64 hex digits)"},
       {"{\"codec_version\":\"0.5\",\"tokenizer_id\":\"t\",\"map_url\":\"u\"}", "map_hash is required"},
       {"{\"tokenizer_id\":\"t\"}", "codec_version is required"},
       {"{\"codec_version\":\"0.5\",\"tokenizer_id\":7}", "field \"tokenizer_id\" must be a string, not a number"},

@@ -131,8 +131,42 @@ static void test_sha256(void **state) {
   assert_int_equal(embd_tokmap_load(copy, g_len, SMALL_SHA256, &m, &err), EMBD_ERR_MAP_HASH);
   free(copy);
   assert_int_equal(embd_tokmap_load(g_json, g_len, "sha256:abc", &m, &err), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(err.offset, 0);
+  assert_string_equal(err.message, "expected_hash is not \"sha256:\" or \"SHA256:\" and 64 hex digits");
   assert_int_equal(embd_tokmap_load(g_json, g_len, "md5:" SMALL_SHA256, &m, &err),
                    EMBD_ERR_INVALID_ARGUMENT);
+  /* The peers' spellings of a pin: SHA256: with either hex case, mixed case hex. The map's own
+   * hash stays "sha256:" + lower case; a mismatch message shows the pin normalised so. */
+  char pin[EMBD_TOKMAP_SHA256_SIZE];
+  for (int v = 0; v < 3; v++) {
+    strcpy(pin, v == 0 ? up : SMALL_SHA256);
+    memcpy(pin, "SHA256:", 7);
+    if (v == 2)
+      for (char *p = pin + 7; *p; p += 2)
+        if (*p >= 'a' && *p <= 'f') *p = (char)(*p - 32);
+    assert_int_equal(embd_tokmap_load(g_json, g_len, pin, &m, &err), EMBD_OK);
+    assert_string_equal(embd_tokmap_hash(m), SMALL_SHA256);
+    embd_tokmap_free(m);
+  }
+  memcpy(bad, "SHA256:", 7);
+  for (char *p = bad + 7; *p; p++)
+    if (*p >= 'a' && *p <= 'f') *p = (char)(*p - 32);
+  assert_int_equal(embd_tokmap_load(g_json, g_len, bad, &m, &err), EMBD_ERR_MAP_HASH);
+  char badl[EMBD_TOKMAP_SHA256_SIZE]; /* bad as embd writes it: sha256: + lower case */
+  strcpy(badl, bad);
+  memcpy(badl, "sha256:", 7);
+  for (char *p = badl + 7; *p; p++)
+    if (*p >= 'A' && *p <= 'F') *p = (char)(*p + 32);
+  assert_true(strcmp(badl, bad) != 0);
+  assert_non_null(strstr(err.message, badl)); /* "expected sha256:<lower>, got ..." */
+  /* Other prefixes' spellings are refused: only sha256: and SHA256:. */
+  static const char *const refused[] = {"Sha256:", "sha-256:", "SHA-256:", "sha256=", " sha256:"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    char pre[96];
+    snprintf(pre, sizeof pre, "%s%s", refused[i], SMALL_SHA256 + 7);
+    assert_int_equal(embd_tokmap_load(g_json, g_len, pre, &m, &err), EMBD_ERR_INVALID_ARGUMENT);
+    assert_null(m);
+  }
 }
 
 /* ---- schema violations: each one named ------------------------------------------------- */

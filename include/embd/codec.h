@@ -249,7 +249,10 @@ typedef struct embd_codec_hello {
 
 /* READY. Strings NULL = absent (build leaves them out). Required (build and parse):
  * codec_version; and, unless modality is present and not "text-tokens", tokenizer_id,
- * map_url and map_hash. The *_hash fields must be "sha256:" + 64 lowercase hex digits. */
+ * map_url and map_hash. The *_hash fields (pins): build writes "sha256:" + 64 lowercase hex
+ * digits only (anything else is EMBD_ERR_CODEC_HANDSHAKE); parse reads "sha256:" or
+ * "SHA256:" + 64 hex digits of any case, as the peers write them, and hands them over
+ * normalised to "sha256:" + lower case (comparable with embd_tokmap_hash). */
 typedef struct embd_codec_ready {
   const char *codec_version;
   const char *modality;
@@ -298,7 +301,8 @@ EMBD_API embd_result embd_codec_pick_tokenizer(const embd_codec_hello *hello,
                                                const char *const *supported, size_t n,
                                                size_t *index, embd_error *err);
 
-/* 1 if s[len] is "sha256:" followed by 64 lowercase hex digits. */
+/* 1 if s[len] is "sha256:" followed by 64 lowercase hex digits: the canonical form embd
+ * writes (the readers also accept "SHA256:" and upper case: see embd_codec_ready). */
 EMBD_API int embd_codec_is_sha256_ref(const char *s, size_t len);
 /* 0 if p[len] is valid UTF-8, else 1 + the offset of the first bad sequence. */
 EMBD_API size_t embd_codec_utf8_check(const void *p, size_t len);

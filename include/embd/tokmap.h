@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-/* "sha256:" + 64 lowercase hex digits + NUL */
+/* "sha256:" + 64 lowercase hex digits + NUL: the one form embd writes */
 #define EMBD_TOKMAP_SHA256_SIZE 72
 
 typedef struct embd_tokmap embd_tokmap;
@@ -39,7 +39,9 @@ EMBD_API embd_result embd_tokmap_sha256(const void *data, size_t len,
 
 /* Parses and validates a tokenizer map. The json bytes are only read (and hashed); the map
  * copies what it keeps into its own memory (one arena), so json may be freed afterwards.
- * expected_hash: "sha256:<64 hex digits>" (either case) or NULL to skip the check.
+ * expected_hash: the pin, or NULL to skip the check. Read as the peers write it: "sha256:" or
+ * "SHA256:" (no other spelling), then 64 hex digits of any case; compared (and shown in a
+ * mismatch message) as "sha256:" + lower case, the one form embd writes (docs/TOKMAP.md).
  * Errors (err filled when not NULL; *out = NULL):
  *   EMBD_ERR_INVALID_ARGUMENT  NULL out, NULL json with len > 0, malformed expected_hash
  *   EMBD_ERR_MAP_HASH          the bytes' sha256 differs (both hashes in the message)

@@ -707,6 +707,10 @@ def t_tokens_map(ex):
     import hashlib
     h = "sha256:" + hashlib.sha256(open(MAP, "rb").read()).hexdigest()
     expect(["tokens", "--map", MAP, "--map-hash", h, "-"], 0, stdin=s2)
+    # the peers' spellings of the pin: SHA256: and upper-case hex
+    expect(["tokens", "--map", MAP, "--map-hash", "SHA256:" + h[7:].upper(), "-"], 0, stdin=s2)
+    expect(["tokens", "--map", MAP, "--map-hash", "Sha256:" + h[7:], "-"], 2, stdin=s2,
+           err_has=['expected_hash is not "sha256:" or "SHA256:" and 64 hex digits'])
     expect(["tokens", "--map", MAP, "--map-hash", "sha256:" + "0" * 64, "-"], 1, stdin=s2,
            err_has=["sha256"])
     expect(["tokens", "--map", MAP, "-"], 1, stdin=tokens_frame([259, 1000]), err_has=["1000"])
