@@ -116,6 +116,10 @@ static void usage(FILE *f) {
       "      --map-hash H    require the map's sha256: \"sha256:\" or \"SHA256:\" and 64 hex\n"
       "                      digits, either case\n"
       "      --skip-special  special tokens print nothing (default: their text)\n"
+      "      --replace-unknown  an id the map lacks prints U+FFFD (default: exit 1 naming\n"
+      "                      the id and frame)\n"
+      "      --reference     the reference client's defaults: --skip-special and\n"
+      "                      --replace-unknown (default: embd's strict rendering)\n"
       "      --max-frame N   largest frame payload accepted, bytes (default 16 MiB)\n"
       "      --strict-types  session: a frame type from 0x07 up is an error (exit 1)\n"
       "  -o, --output FILE   write here instead of stdout\n"
@@ -156,6 +160,8 @@ int cmd_tokens(int argc, char **argv) {
                                        {"map", required_argument, 0, 'M'},
                                        {"map-hash", required_argument, 0, 'H'},
                                        {"skip-special", no_argument, 0, 'S'},
+                                       {"replace-unknown", no_argument, 0, 'U'},
+                                       {"reference", no_argument, 0, 'R'},
                                        {"max-frame", required_argument, 0, 'F'},
                                        {"strict-types", no_argument, 0, 'T'},
                                        {"output", required_argument, 0, 'o'},
@@ -163,7 +169,8 @@ int cmd_tokens(int argc, char **argv) {
                                        {0, 0, 0, 0}};
   tok_mode mode = MODE_AUTO;
   const char *map_path = NULL, *hash = NULL, *out_path = NULL;
-  int skip_special = 0, strict_types = 0, o;
+  unsigned detok_flags = 0; /* EMBD_DETOK_* from the options; PARTIAL added below */
+  int strict_types = 0, o;
   uint64_t max_frame = 16u << 20;
   optind = 1;
   while ((o = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
@@ -176,7 +183,9 @@ int cmd_tokens(int argc, char **argv) {
         break;
       case 'M': map_path = optarg; break;
       case 'H': hash = optarg; break;
-      case 'S': skip_special = 1; break;
+      case 'S': detok_flags |= EMBD_DETOK_SKIP_SPECIAL; break;
+      case 'U': detok_flags |= EMBD_DETOK_REPLACE_UNKNOWN; break;
+      case 'R': detok_flags |= EMBD_DETOK_REFERENCE; break;
       case 'F':
         if (cli_parse_u64(optarg, UINT32_MAX, &max_frame) || !max_frame)
           return cli_usage("--max-frame: '%s' is not a size from 1 to 4294967295", cli_esc(optarg));
@@ -189,7 +198,8 @@ int cmd_tokens(int argc, char **argv) {
   }
   if (argc - optind > 1) return cli_usage("one input at most (got %d)", argc - optind);
   if (hash && !map_path) return cli_usage("--map-hash needs --map");
-  if (skip_special && !map_path) return cli_usage("--skip-special needs --map");
+  if (detok_flags && !map_path)
+    return cli_usage("--skip-special, --replace-unknown and --reference need --map");
   const char *path = optind < argc ? argv[optind] : "-";
 
   tok_ctx c;
@@ -200,8 +210,7 @@ int cmd_tokens(int argc, char **argv) {
     rc = load_map(map_path, hash, &map);
     if (rc) return rc;
     embd_result r =
-        embd_detok_create(map, EMBD_DETOK_PARTIAL | (skip_special ? EMBD_DETOK_SKIP_SPECIAL : 0),
-                          &c.detok);
+        embd_detok_create(map, EMBD_DETOK_PARTIAL | detok_flags, &c.detok);
     if (r != EMBD_OK) {
       embd_tokmap_free(map);
       cli_msg("cannot create a detokenizer: %s", embd_strerror(r));

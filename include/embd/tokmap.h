@@ -88,11 +88,18 @@ EMBD_API embd_result embd_tokmap_lookup(const embd_tokmap *map, uint32_t id, con
 
 typedef struct embd_detok embd_detok;
 
-/* Flags for embd_detok_create. */
+/* Flags for embd_detok_create. 0 is embd's strict default: special tokens rendered, an
+ * unknown id EMBD_ERR_UNKNOWN_TOKEN (nothing is hidden or invented). The reference client
+ * (@codecai/web's Detokenizer) skips specials and renders an unknown id as U+FFFD by
+ * default: EMBD_DETOK_REFERENCE gives that. docs/TOKMAP.md has both in full. */
 #define EMBD_DETOK_SKIP_SPECIAL 1u /* special tokens produce no text (default: their text) */
 #define EMBD_DETOK_PARTIAL 2u      /* streaming: an incomplete UTF-8 sequence at the end of
                                       a feed is held back for the next feed (default: each
                                       feed is complete and ends with the flush rule) */
+#define EMBD_DETOK_REPLACE_UNKNOWN 4u /* an id the map does not know is U+FFFD (3 bytes; it
+                                         ends a pending byte sequence like any non-byte
+                                         token) instead of EMBD_ERR_UNKNOWN_TOKEN */
+#define EMBD_DETOK_REFERENCE (EMBD_DETOK_SKIP_SPECIAL | EMBD_DETOK_REPLACE_UNKNOWN)
 
 /* A detokenizer for one token stream over map (which must outlive it).
  * EMBD_ERR_INVALID_ARGUMENT for NULL map/out or unknown flag bits; EMBD_ERR_OUT_OF_MEMORY. */
@@ -110,11 +117,14 @@ EMBD_API size_t embd_detok_pending(const embd_detok *d);
  *   EMBD_ERR_OUTPUT_TOO_SMALL  cap is below the bytes this feed produces; *written = the
  *                              bytes needed: call again with that much room (a size query
  *                              is out = NULL, cap = 0)
- *   EMBD_ERR_UNKNOWN_TOKEN     ids[i] is not in the map; err->offset = i, the message
+ *   EMBD_ERR_UNKNOWN_TOKEN     ids[i] is not in the map (without
+ *                              EMBD_DETOK_REPLACE_UNKNOWN); err->offset = i, the message
  *                              names the id and i (drop or replace it and feed again)
  *   EMBD_ERR_INVALID_ARGUMENT  NULL d/written, NULL ids with n > 0, NULL out with cap > 0
- * Bytes of byte-fallback ids are assembled into UTF-8 sequences; an ill-formed sequence
- * becomes U+FFFD per maximal subpart (docs/TOKMAP.md). */
+ * Bytes of byte-fallback ids are assembled into UTF-8 sequences; ill-formed bytes become
+ * one U+FFFD per maximal subpart, the Unicode Standard's recommended practice (ch. 3,
+ * "U+FFFD Substitution of Maximal Subparts"; what the WHATWG decoder does): e.g.
+ * 61 F1 80 80 E1 80 C2 62 gives "a" FFFD FFFD FFFD "b" (docs/TOKMAP.md). */
 EMBD_API embd_result embd_detok_feed(embd_detok *d, const uint32_t *ids, size_t n, char *out,
                                      size_t cap, size_t *written, embd_error *err);
 /* End of stream: flushes held-back bytes (an incomplete sequence becomes one U+FFFD, 3

@@ -689,7 +689,8 @@ def t_tokens_session_errors():
     out, _ = expect(["tokens", "-"], 0, stdin=b"")
     check(out == b"", "tokens: empty input, no output")
     expect(["tokens", "--mode", "xml"], 2, err_has=["unknown mode"])
-    expect(["tokens", "--skip-special", "-"], 2, stdin=ex, err_has=["needs --map"])
+    for opt in ("--skip-special", "--replace-unknown", "--reference"):
+        expect(["tokens", opt, "-"], 2, stdin=ex, err_has=["need --map"])
     expect(["tokens", path("nope.codec")], 3)
 
 
@@ -714,6 +715,20 @@ def t_tokens_map(ex):
     expect(["tokens", "--map", MAP, "--map-hash", "sha256:" + "0" * 64, "-"], 1, stdin=s2,
            err_has=["sha256"])
     expect(["tokens", "--map", MAP, "-"], 1, stdin=tokens_frame([259, 1000]), err_has=["1000"])
+    # The reference client's defaults: an unknown id is U+FFFD (ending a pending byte
+    # sequence: one U+FFFD for that, one for the id), specials skipped.
+    fffd = "\ufffd"
+    unk = tokens_frame([259, 1000]) + tokens_frame([3 + 0xE2, 3 + 0x82]) + tokens_frame([4294967295, 2, 261])
+    out, _ = expect(["tokens", "--map", MAP, "--replace-unknown", "-"], 0, stdin=unk)
+    check(out.decode() == "Hello" + fffd + fffd + fffd + "</s>!\n", "tokens --replace-unknown: %r" % out)
+    out, _ = expect(["tokens", "--map", MAP, "--reference", "-"], 0, stdin=unk)
+    check(out.decode() == "Hello" + fffd * 3 + "!\n", "tokens --reference: %r" % out)
+    out, _ = expect(["tokens", "--map", MAP, "--reference", "-"], 0, stdin=s2)
+    check(out.decode() == "Hello world\U0001F600!\n", "tokens --reference, no unknown id: %r" % out)
+    # Ill-formed bytes: U+FFFD per maximal subpart (Unicode's example 61 F1 80 80 E1 80 C2 62)
+    mal = tokens_frame([3 + b for b in bytes.fromhex("61F18080E180C262")])
+    out, _ = expect(["tokens", "--map", MAP, "-"], 0, stdin=mal)
+    check(out.decode() == "a" + fffd * 3 + "b\n", "tokens: maximal subparts: %r" % out)
     expect(["tokens", "--map", write("bad.json", '{"id": 3}'), "-"], 1, stdin=ex)
     expect(["tokens", "--map", path("missing.json"), "-"], 3, stdin=ex)
 
