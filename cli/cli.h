@@ -14,7 +14,9 @@ enum {
   CLI_EDATA = 1,  /* invalid input data */
   CLI_EUSAGE = 2, /* usage error */
   CLI_EIO = 3,    /* cannot open/read/write */
-  CLI_EINTERNAL = 4 /* out of memory / internal */
+  CLI_EINTERNAL = 4, /* out of memory / internal */
+  CLI_EPEER = 5      /* embd tokens: the stream was valid and carried an ERROR frame (the
+                        peer reported a failure); distinct from 1, which is a broken stream */
 };
 
 /* The subcommand name for messages ("embd <cmd>: ..."). */

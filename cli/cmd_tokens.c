@@ -18,7 +18,16 @@ typedef struct tok_ctx {
   uint64_t frames, tokens;
   int failed;        /* an output error or a detokenization error (already printed) */
   embd_result detok_err;
+  /* The peer's ERROR frame: the stream stops there (EMBD_STOPPED) and the command exits
+   * CLI_EPEER once the text before it is out. Its message, escaped, kept for after that
+   * text (the frame's payload is valid during the callback only). */
+  char *peer_error;
+  uint32_t peer_index;
+  uint64_t peer_offset;
 } tok_ctx;
+
+/* At most this much of an ERROR frame's text is printed (a payload may be 16 MiB). */
+#define PEER_TEXT_MAX 4096
 
 static int put(tok_ctx *c, const void *p, size_t n) {
   if (cli_out_write(&c->out, p, n) != 0) {
@@ -60,12 +69,18 @@ static embd_result emit_ids(tok_ctx *c, const uint32_t *ids, size_t n, uint64_t 
 
 static embd_result on_session(void *user, const embd_codec_frame *f) {
   tok_ctx *c = user;
-  if (f->type != EMBD_CODEC_TOKENS) {
-    if (f->type == EMBD_CODEC_ERROR)
-      cli_msg("frame %lu at byte %zu: ERROR frame from the peer: %.*s", (unsigned long)f->index,
-              f->offset, (int)(f->payload_len > 200 ? 200 : f->payload_len), f->payload);
-    return EMBD_OK;
+  if (f->type == EMBD_CODEC_ERROR) {
+    const size_t n = f->payload_len > PEER_TEXT_MAX ? PEER_TEXT_MAX : f->payload_len;
+    const size_t need = cli_escape(NULL, 0, f->payload, n) + 1;
+    if (!(c->peer_error = malloc(need))) return EMBD_ERR_OUT_OF_MEMORY;
+    cli_escape(c->peer_error, need, f->payload, n);
+    c->peer_index = f->index;
+    c->peer_offset = f->offset;
+    return EMBD_STOPPED; /* what follows an ERROR is no part of a good generation */
   }
+  /* HELLO/READY/EOS/LATENT*: checked by the reader, nothing to print; types from 0x07 up
+   * (a newer protocol's) are skipped unless --strict-types made the reader refuse them. */
+  if (f->type != EMBD_CODEC_TOKENS) return EMBD_OK;
   uint32_t stack[256];
   const size_t n = f->payload_len / 4;
   uint32_t *ids = n <= 256 ? stack : malloc(n * sizeof *ids);
@@ -90,20 +105,29 @@ static void usage(FILE *f) {
       "\n"
       "  -m, --mode MODE     session  Codec session frames ([type][len u32 BE][payload]):\n"
       "                               TOKENS frames are printed; HELLO/READY/EOS/LATENT*\n"
-      "                               are checked and skipped; ERROR frames are reported\n"
+      "                               are checked and skipped; frame types from 0x07 up\n"
+      "                               (newer protocol versions) are skipped; an ERROR\n"
+      "                               frame ends the stream with its text and exit 5\n"
       "                      msgpack  msgpack maps {ids, done, ...} back to back\n"
       "                      protobuf u32 big-endian length + CodecFrame, repeated\n"
       "                      default: msgpack when the stream starts with a msgpack map,\n"
       "                      else session (protobuf must be named)\n"
       "      --map FILE      detokenize with this tokenizer map (docs/TOKMAP.md)\n"
-      "      --map-hash H    require the map's sha256 (\"sha256:<64 hex>\")\n"
+      "      --map-hash H    require the map's sha256: \"sha256:\" or \"SHA256:\" and 64 hex\n"
+      "                      digits, either case\n"
       "      --skip-special  special tokens print nothing (default: their text)\n"
+      "      --replace-unknown  an id the map lacks prints U+FFFD (default: exit 1 naming\n"
+      "                      the id and frame)\n"
+      "      --reference     the reference client's defaults: --skip-special and\n"
+      "                      --replace-unknown (default: embd's strict rendering)\n"
       "      --max-frame N   largest frame payload accepted, bytes (default 16 MiB)\n"
+      "      --strict-types  session: a frame type from 0x07 up is an error (exit 1)\n"
       "  -o, --output FILE   write here instead of stdout\n"
       "  -h, --help          this text\n"
       "\n"
       "Exit codes: 0 ok, 1 invalid stream or map (the message names the frame and byte),\n"
-      "2 usage, 3 I/O, 4 out of memory.\n"
+      "2 usage, 3 I/O, 4 out of memory, 5 the stream carried an ERROR frame (what came\n"
+      "before it is printed, then its text on stderr).\n"
       "\n"
       "Examples:\n"
       "  embd tokens stream.codec\n"
@@ -136,13 +160,17 @@ int cmd_tokens(int argc, char **argv) {
                                        {"map", required_argument, 0, 'M'},
                                        {"map-hash", required_argument, 0, 'H'},
                                        {"skip-special", no_argument, 0, 'S'},
+                                       {"replace-unknown", no_argument, 0, 'U'},
+                                       {"reference", no_argument, 0, 'R'},
                                        {"max-frame", required_argument, 0, 'F'},
+                                       {"strict-types", no_argument, 0, 'T'},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   tok_mode mode = MODE_AUTO;
   const char *map_path = NULL, *hash = NULL, *out_path = NULL;
-  int skip_special = 0, o;
+  unsigned detok_flags = 0; /* EMBD_DETOK_* from the options; PARTIAL added below */
+  int strict_types = 0, o;
   uint64_t max_frame = 16u << 20;
   optind = 1;
   while ((o = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
@@ -155,11 +183,14 @@ int cmd_tokens(int argc, char **argv) {
         break;
       case 'M': map_path = optarg; break;
       case 'H': hash = optarg; break;
-      case 'S': skip_special = 1; break;
+      case 'S': detok_flags |= EMBD_DETOK_SKIP_SPECIAL; break;
+      case 'U': detok_flags |= EMBD_DETOK_REPLACE_UNKNOWN; break;
+      case 'R': detok_flags |= EMBD_DETOK_REFERENCE; break;
       case 'F':
         if (cli_parse_u64(optarg, UINT32_MAX, &max_frame) || !max_frame)
           return cli_usage("--max-frame: '%s' is not a size from 1 to 4294967295", cli_esc(optarg));
         break;
+      case 'T': strict_types = 1; break;
       case 'o': out_path = optarg; break;
       case 'h': usage(stdout); return CLI_OK;
       default: return cli_usage("unknown option");
@@ -167,7 +198,8 @@ int cmd_tokens(int argc, char **argv) {
   }
   if (argc - optind > 1) return cli_usage("one input at most (got %d)", argc - optind);
   if (hash && !map_path) return cli_usage("--map-hash needs --map");
-  if (skip_special && !map_path) return cli_usage("--skip-special needs --map");
+  if (detok_flags && !map_path)
+    return cli_usage("--skip-special, --replace-unknown and --reference need --map");
   const char *path = optind < argc ? argv[optind] : "-";
 
   tok_ctx c;
@@ -178,8 +210,7 @@ int cmd_tokens(int argc, char **argv) {
     rc = load_map(map_path, hash, &map);
     if (rc) return rc;
     embd_result r =
-        embd_detok_create(map, EMBD_DETOK_PARTIAL | (skip_special ? EMBD_DETOK_SKIP_SPECIAL : 0),
-                          &c.detok);
+        embd_detok_create(map, EMBD_DETOK_PARTIAL | detok_flags, &c.detok);
     if (r != EMBD_OK) {
       embd_tokmap_free(map);
       cli_msg("cannot create a detokenizer: %s", embd_strerror(r));
@@ -205,6 +236,7 @@ int cmd_tokens(int argc, char **argv) {
   if (mode == MODE_SESSION) {
     embd_codec_reader_options so = {0};
     so.max_payload = (size_t)max_frame;
+    so.flags = strict_types ? EMBD_CODEC_STRICT_TYPES : 0;
     so.on_frame = on_session;
     so.user = &c;
     r = embd_codec_reader_create(&so, &sr);
@@ -244,7 +276,11 @@ int cmd_tokens(int argc, char **argv) {
     cli_progress_update(&prog, in.pos);
   }
   cli_progress_end(&prog);
-  if (rc == CLI_OK && r == EMBD_OK)
+  /* The peer's ERROR frame stopped the reader: the text before it is finished as at the end
+   * of a stream, then the error is reported. */
+  const int peer = r == EMBD_STOPPED && c.peer_error;
+  if (peer) r = EMBD_OK;
+  else if (rc == CLI_OK && r == EMBD_OK)
     r = sr ? embd_codec_reader_finish(sr, &err)
            : mr ? embd_codec_msgpack_finish(mr, &err) : embd_codec_proto_finish(pr, &err);
   if (rc == CLI_OK && r == EMBD_OK && c.detok) {
@@ -255,6 +291,14 @@ int cmd_tokens(int argc, char **argv) {
     if (rc == CLI_OK && put(&c, "\n", 1)) rc = CLI_EIO;
   }
   if (rc == CLI_OK && c.failed) rc = c.failed;
+  if (rc == CLI_OK && peer) {
+    /* stdout first, so that on a terminal the message follows the text it ended (a write
+     * error is reported by cli_out_close below) */
+    fflush(c.out.f);
+    cli_msg("%s: frame %lu at byte %llu: ERROR frame from the peer: %s", cli_in_label(&in),
+            (unsigned long)c.peer_index, (unsigned long long)c.peer_offset, c.peer_error);
+    rc = CLI_EPEER;
+  }
   if (rc == CLI_OK && r != EMBD_OK) {
     /* A detokenization error was printed by emit_ids; the reader adds its frame context. */
     if (!c.detok_err) cli_msg("%s: %s", cli_in_label(&in), err.message);
@@ -266,12 +310,17 @@ done_readers:
   embd_codec_msgpack_destroy(mr);
   embd_codec_proto_destroy(pr);
 done_out:
-  if (cli_out_close(&c.out, rc == CLI_OK) != CLI_OK && rc == CLI_OK) rc = CLI_EIO;
+  /* After a peer's ERROR the text before it is kept (-o renamed into place, stdout not cut):
+   * it is what the peer sent, and exit 5 says it ended in an error. */
+  if (cli_out_close(&c.out, rc == CLI_OK || rc == CLI_EPEER) != CLI_OK &&
+      (rc == CLI_OK || rc == CLI_EPEER))
+    rc = CLI_EIO;
 done_in:
   cli_in_close(&in);
 done_map:
   embd_detok_destroy(c.detok);
   embd_tokmap_free(map);
   free(c.text);
+  free(c.peer_error);
   return rc;
 }

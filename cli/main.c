@@ -51,6 +51,7 @@ static void usage(FILE *f) {
           "  2  usage error (unknown command or option, bad option value)\n"
           "  3  I/O error (cannot open, read or write a file)\n"
           "  4  out of memory or internal error\n"
+          "  5  embd tokens: the stream carried an ERROR frame (the peer's failure)\n"
           "\n"
           "Examples:\n"
           "  embd encode vectors.jsonl -o vectors.embd\n"

@@ -156,8 +156,12 @@ static void fuzz_ready(const char *body, size_t len) {
   for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) check_str(*strs[i]);
   check_list(rd.required_features);
   if (!rd.codec_version) die("READY parsed without its required codec_version", NULL);
-  if (rd.map_hash && !embd_codec_is_sha256_ref(rd.map_hash, strlen(rd.map_hash)))
-    die("READY parsed with a malformed map_hash", rd.map_hash);
+  /* Pins come out in the one form embd writes, whatever accepted spelling came in
+   * (SHA256:, upper-case hex): so they build again and compare with embd_tokmap_hash. */
+  const char *const pins[3] = {rd.map_hash, rd.safety_policy_hash, rd.latent_map_hash};
+  for (int i = 0; i < 3; i++)
+    if (pins[i] && !embd_codec_is_sha256_ref(pins[i], strlen(pins[i])))
+      die("READY parsed with a pin not in sha256: + lower-case form", pins[i]);
 
   size_t n = 0;
   char *json = build(ready_build, &rd, &n, &r);

@@ -3,11 +3,15 @@
  * Input: one selector byte, then the body.
  *   selector bit 0 = 0: the body is a map: load it (never crash; on error *out = NULL and
  *     err names the result with an offset inside the body); a loaded map is detokenized
- *     over ids 0..vocab (capped) and a few beyond, in partial mode, one id per feed.
+ *     over ids 0..vocab (capped) and a few beyond, in partial mode, one id per feed (bit 1:
+ *     EMBD_DETOK_SKIP_SPECIAL, bit 2: EMBD_DETOK_REPLACE_UNKNOWN).
  *   selector bit 0 = 1: the body is big-endian uint32 ids, detokenized with a fixed small
- *     map (byte-fallback range, specials) in feeds cut by the selector's upper bits.
+ *     map (byte-fallback range, specials); bit 1 folds ids into 0..319 (mostly known),
+ *     bits 2-3 are SKIP_SPECIAL / PARTIAL, bits 4-6 the feed size - 1, bit 7
+ *     REPLACE_UNKNOWN.
  * Detokenizer invariants: feeds are all-or-nothing (a size query gives the exact bytes),
- * output never exceeds embd_detok_bound(), and is always well-formed UTF-8.
+ * output never exceeds embd_detok_bound(), and is always well-formed UTF-8; with
+ * REPLACE_UNKNOWN no feed fails with EMBD_ERR_UNKNOWN_TOKEN.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -59,6 +63,7 @@ static void run(const embd_tokmap *m, unsigned flags, const uint32_t *ids, size_
     size_t pend = embd_detok_pending(d);
     embd_result r = embd_detok_feed(d, ids + i, k, NULL, 0, &need, &err);
     if (r == EMBD_ERR_UNKNOWN_TOKEN) {
+      if (flags & EMBD_DETOK_REPLACE_UNKNOWN) die("unknown id with REPLACE_UNKNOWN");
       if (err.offset >= k || embd_detok_pending(d) != pend) die("unknown id: offset/state");
       continue;
     }
@@ -99,7 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       uint32_t v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
       ids[i] = (sel & 2) ? v % 320 : v; /* mostly known ids */
     }
-    run(fixed, (sel >> 2) & 3, ids, n, 1 + (sel >> 4));
+    run(fixed, ((sel >> 2) & 3) | (sel & 0x80 ? EMBD_DETOK_REPLACE_UNKNOWN : 0), ids, n,
+        1 + ((sel >> 4) & 7));
     free(ids);
     return 0;
   }
@@ -118,7 +124,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!ids) abort();
     for (size_t i = 0; i < n; i++) ids[i] = (uint32_t)i;
     ids[n - 1] = UINT32_MAX;
-    run(m, EMBD_DETOK_PARTIAL | ((sel >> 1) & 1), ids, n, 1);
+    run(m, EMBD_DETOK_PARTIAL | ((sel >> 1) & 1) | (sel & 4 ? EMBD_DETOK_REPLACE_UNKNOWN : 0), ids,
+        n, 1);
     free(ids);
     embd_tokmap_free(m);
   }

@@ -48,6 +48,10 @@ READY = {
     "missing-map": {k: v for k, v in READY_BASE.items() if k != "map_url"},
     "bad-hash": dict(READY_BASE, map_hash="sha256:ABC"),
     "bad-policy-hash": dict(READY_BASE, safety_policy_hash="md5:00"),
+    # pins as the peers write them: read, and normalised to sha256: + lower case
+    "pins-upper": dict(READY_BASE, map_hash="SHA256:" + H[7:].upper(), safety_policy_id="p",
+                       safety_policy_hash="sha256:" + H[7:].upper(), latent_map_hash="SHA256:" + H[7:]),
+    "pin-bad-prefix": dict(READY_BASE, map_hash="Sha256:" + H[7:]),
 }
 READY_RAW = {
     "bad-type": '{"codec_version":"0.5","tokenizer_id":7}',

@@ -109,6 +109,10 @@ def main():
         "max_u32": bytes([big, 2, 0]) + pb_frame([0xFFFFFFFF, 0], True, "error"),
         "wide": bytes([big, 5, 2]) + pb_frame(list(range(0, 300000, 1000)), False),
         "zero_length": bytes([big, 0, 0]) + b"\0\0\0\0",
+        # empty frames (ids [], done false) between others: zero-length (a proto3 encoder)
+        # and 10 00 (vLLM, libcodec, embd), split at every chunking the seed picks
+        "zero_length_between": bytes([big, 3, 1]) + pb_frame([1], False) + b"\0\0\0\0" + b"\0\0\0\0" +
+        pb_frame([], False, forks=True) + pb_frame([2], True, "stop"),
         "group": bytes([big, 0, 0]) + b"\0\0\0\x02\x0b\x00",
         "unterminated": bytes([big, 0, 0]) + b"\0\0\0\x03\x0a\x01\x80",
         "long_varint": bytes([big, 0, 0]) + b"\0\0\0\x0c\x0a\x0a" + b"\x80" * 10,

@@ -54,6 +54,11 @@ def main():
     files["ids-broken"] = bytes([0x01]) + ids([fb + 0xF0, fb + 0x9F, 259, fb + 0xED, fb + 0xA0, fb + 0x80])
     files["ids-unknown"] = bytes([0x05]) + ids([259, 297, 300, 0xFFFFFFFF, 260])
     files["ids-skip-special"] = bytes([0x0D]) + ids([1, 259, 299, 263])
+    # EMBD_DETOK_REPLACE_UNKNOWN (bit 7; with SKIP_SPECIAL bit 2: the reference defaults):
+    # unknown ids between byte-fallback bytes, in feeds of 2 (bits 4-6 = 1), partial mode
+    files["ids-replace-unknown"] = bytes([0x81 | 0x08 | 0x10]) + ids([259, fb + 0xE2, 297, fb + 0x82, 300, 0xFFFFFFFF])
+    files["ids-reference"] = bytes([0x81 | 0x04 | 0x08]) + ids([1, 259, 297, 299, fb + 0xF0, fb + 0x9F, 0xFFFFFFFF])
+    files["map-small-replace-unknown"] = b"\x04" + small
     for name, data in files.items():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(data)

@@ -68,9 +68,11 @@ static inline void cu_free(cu_rec *r) {
   memset(r, 0, sizeof *r);
 }
 
-static inline void cu_oneshot(const uint8_t *b, size_t len, size_t max_payload, cu_rec *r) {
+/* flags: the options' EMBD_CODEC_* flags (the same for both sides of a comparison). */
+static inline void cu_oneshot(const uint8_t *b, size_t len, size_t max_payload, uint64_t flags,
+                              cu_rec *r) {
   cu_init(r);
-  embd_codec_decode_options o = {.max_payload = max_payload};
+  embd_codec_decode_options o = {.max_payload = max_payload, .flags = flags};
   size_t pos = 0;
   uint32_t index = 0;
   embd_error err;
@@ -111,13 +113,14 @@ static inline uint32_t *cu_dest(void *user, uint32_t index, size_t n) {
 }
 
 /* The reader over b[len] cut at cuts[0..ncuts) (ascending, each <= len). */
-static inline void cu_reader(const uint8_t *b, size_t len, size_t max_payload, const size_t *cuts,
-                             size_t ncuts, int mode, cu_rec *r) {
+static inline void cu_reader(const uint8_t *b, size_t len, size_t max_payload, uint64_t flags,
+                             const size_t *cuts, size_t ncuts, int mode, cu_rec *r) {
   cu_init(r);
   r->mode = mode;
   embd_codec_reader_options o;
   memset(&o, 0, sizeof o);
   o.max_payload = max_payload;
+  o.flags = flags;
   o.on_frame = cu_on_frame;
   o.user = r;
   if (mode) o.tokens_dest = cu_dest;

@@ -134,16 +134,20 @@ static void test_decode_errors(void **state) {
   embd_codec_frame f;
   embd_error err;
   size_t used;
-  /* Unknown types: at the type byte, even alone. */
+  /* Unknown types with EMBD_CODEC_STRICT_TYPES: at the type byte, even alone. */
+  const embd_codec_decode_options strict = {.flags = EMBD_CODEC_STRICT_TYPES};
   for (unsigned t = 7; t < 256; t += 31) {
     const uint8_t b[5] = {(uint8_t)t, 0, 0, 0, 0};
-    assert_int_equal(embd_codec_decode_frame(b, 1, NULL, &f, &used, &err), EMBD_ERR_CODEC_UNKNOWN_TYPE);
+    assert_int_equal(embd_codec_decode_frame(b, 1, &strict, &f, &used, &err), EMBD_ERR_CODEC_UNKNOWN_TYPE);
     expect_err(&err, EMBD_ERR_CODEC_UNKNOWN_TYPE, 0, "unknown frame type 0x");
-    assert_int_equal(embd_codec_decode_frame(b, 5, NULL, &f, &used, &err), EMBD_ERR_CODEC_UNKNOWN_TYPE);
+    assert_int_equal(embd_codec_decode_frame(b, 5, &strict, &f, &used, &err), EMBD_ERR_CODEC_UNKNOWN_TYPE);
   }
   const uint8_t ff[5] = {0xFF, 0, 0, 0, 0};
-  embd_codec_decode_frame(ff, 5, NULL, &f, &used, &err);
+  embd_codec_decode_frame(ff, 5, &strict, &f, &used, &err);
   expect_err(&err, EMBD_ERR_CODEC_UNKNOWN_TYPE, 0, "frame 0 at byte 0: unknown frame type 0xff");
+  /* The strict flag leaves the known types alone. */
+  const uint8_t eos[5] = {3, 0, 0, 0, 0};
+  OK(embd_codec_decode_frame(eos, 5, &strict, &f, &used, &err));
   /* TOKENS of 7 bytes. */
   const uint8_t t7[12] = {2, 0, 0, 0, 7, 1, 2, 3, 4, 5, 6, 7};
   assert_int_equal(embd_codec_decode_frame(t7, 12, NULL, &f, &used, &err), EMBD_ERR_CODEC_TOKENS_LENGTH);
@@ -203,6 +207,83 @@ static void test_decode_errors(void **state) {
   /* Arguments. */
   assert_int_equal(embd_codec_decode_frame(NULL, 3, NULL, &f, &used, &err), EMBD_ERR_INVALID_ARGUMENT);
   assert_int_equal(embd_codec_next(s, n, &n, &idx, NULL, &f, &err), EMBD_ERR_INVALID_ARGUMENT);
+}
+
+/* Types from 0x07 up by default: opaque frames, header rules only (max payload, truncation). */
+static void test_newer_types(void **state) {
+  (void)state;
+  embd_codec_frame f;
+  embd_error err;
+  size_t used;
+  /* 0x07 with 7 bytes (not a multiple of 4), 0xFF with invalid UTF-8: no TOKENS or text rule. */
+  const uint8_t b7[12] = {0x07, 0, 0, 0, 7, 1, 2, 3, 4, 5, 6, 7};
+  OK(embd_codec_decode_frame(b7, 12, NULL, &f, &used, &err));
+  assert_int_equal(f.type, 0x07);
+  assert_int_equal(used, 12);
+  assert_int_equal(f.payload_len, 7);
+  assert_ptr_equal(f.payload, b7 + 5);
+  assert_null(f.ids);
+  assert_string_equal(embd_codec_type_name(f.type), "unknown");
+  const uint8_t bff[7] = {0xFF, 0, 0, 0, 2, 0xC0, 0x80};
+  OK(embd_codec_decode_frame(bff, 7, NULL, &f, &used, &err));
+  assert_int_equal(f.type, 0xFF);
+  /* The header rules still apply, naming the type. */
+  embd_codec_decode_options o = {.max_payload = 6};
+  assert_int_equal(embd_codec_decode_frame(b7, 12, &o, &f, &used, &err), EMBD_ERR_CODEC_FRAME_TOO_LARGE);
+  expect_err(&err, EMBD_ERR_CODEC_FRAME_TOO_LARGE, 1,
+             "frame 0 at byte 0: type 0x07 payload of 7 bytes is above the maximum of 6");
+  assert_int_equal(embd_codec_decode_frame(b7, 9, NULL, &f, &used, &err), EMBD_ERR_CODEC_TRUNCATED);
+  expect_err(&err, EMBD_ERR_CODEC_TRUNCATED, 9, "truncated: type 0x07 frame of 12 bytes, the input ends after 9");
+  /* Unknown flag bits are refused (a flag of a newer release is not guessed at). */
+  o.max_payload = 0;
+  o.flags = 2;
+  assert_int_equal(embd_codec_decode_frame(b7, 12, &o, &f, &used, &err), EMBD_ERR_INVALID_ARGUMENT);
+  expect_err(&err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: unknown flags 0x2");
+  uint64_t need;
+  assert_int_equal(embd_codec_frame_need(b7, 1, &o, &need, &err), EMBD_ERR_INVALID_ARGUMENT);
+  /* frame_need: a newer type needs its whole frame; strict refuses it at byte 0. */
+  OK(embd_codec_frame_need(b7, 5, NULL, &need, &err));
+  assert_int_equal(need, 12);
+  o.flags = EMBD_CODEC_STRICT_TYPES;
+  assert_int_equal(embd_codec_frame_need(b7, 1, &o, &need, &err), EMBD_ERR_CODEC_UNKNOWN_TYPE);
+  expect_err(&err, EMBD_ERR_CODEC_UNKNOWN_TYPE, 0, "unknown frame type 0x07 (known: 0x00-0x06)");
+  /* A stream: TOKENS, 0x07, 0x40, TOKENS, EOS. The iterator hands over every frame in order;
+   * forwarding copies only selected types (0x40 has no bit; 0x07 has bit 7). */
+  uint8_t s[64];
+  size_t n = 0, k;
+  const uint32_t id = 42;
+  OK(embd_codec_encode_tokens(&id, 1, s, sizeof s, &k)), n += k;
+  memcpy(s + n, b7, 12), n += 12;
+  const uint8_t b40[6] = {0x40, 0, 0, 0, 1, 'z'};
+  memcpy(s + n, b40, 6), n += 6;
+  OK(embd_codec_encode_tokens(&id, 1, s + n, sizeof s - n, &k)), n += k;
+  OK(embd_codec_encode_frame(EMBD_CODEC_EOS, NULL, 0, s + n, sizeof s - n, &k)), n += k;
+  static const uint8_t types[5] = {2, 7, 0x40, 2, 3};
+  size_t pos = 0;
+  uint32_t idx = 0;
+  for (int i = 0; i < 5; i++) {
+    OK(embd_codec_next(s, n, &pos, &idx, NULL, &f, &err));
+    assert_int_equal(f.type, types[i]);
+    assert_int_equal(f.index, i);
+  }
+  assert_int_equal(pos, n);
+  uint8_t out[64];
+  size_t w, nf;
+  OK(embd_codec_forward(s, n, NULL, 0, out, sizeof out, &w, &nf, &err));
+  assert_int_equal(nf, 3); /* TOKENS, TOKENS, EOS */
+  assert_int_equal(w, 9 + 9 + 5);
+  OK(embd_codec_forward(s, n, NULL, 1u << 7, out, sizeof out, &w, &nf, &err));
+  assert_int_equal(nf, 1);
+  assert_memory_equal(out, b7, 12);
+  OK(embd_codec_forward(s, n, NULL, ~0u, out, sizeof out, &w, &nf, &err));
+  assert_int_equal(nf, 4); /* all but 0x40 */
+  /* Strict: the iterator stops at frame 1. */
+  pos = 0, idx = 0;
+  OK(embd_codec_next(s, n, &pos, &idx, &o, &f, &err));
+  assert_int_equal(embd_codec_next(s, n, &pos, &idx, &o, &f, &err), EMBD_ERR_CODEC_UNKNOWN_TYPE);
+  expect_err(&err, EMBD_ERR_CODEC_UNKNOWN_TYPE, 9, "frame 1 at byte 9: unknown frame type 0x07");
+  /* The encoder writes the known types only. */
+  assert_int_equal(embd_codec_encode_frame(0x07, "", 0, out, sizeof out, &w), EMBD_ERR_CODEC_UNKNOWN_TYPE);
 }
 
 static void test_encode_errors(void **state) {
@@ -358,20 +439,23 @@ static void test_random_ids(void **state) {
 
 /* ---- the reader against the one-shot decoder ------------------------------------------ */
 
+/* Both type policies: the default (newer types opaque) and EMBD_CODEC_STRICT_TYPES. */
 static void same(const uint8_t *b, size_t len, size_t maxp, const size_t *cuts, size_t ncuts) {
-  cu_rec a, s;
-  cu_oneshot(b, len, maxp, &a);
-  for (int mode = 0; mode < 3; mode++) {
-    cu_reader(b, len, maxp, cuts, ncuts, mode, &s);
-    const int c = cu_cmp(&a, &s);
-    if (c)
-      fail_msg("reader != one-shot (%d), mode %d, %zu cuts: one-shot %zu frames %d at %zu: %s; "
-               "reader %zu frames %d at %zu: %s",
-               c, mode, ncuts, a.nframes, a.result, a.err_offset, a.message, s.nframes, s.result,
-               s.err_offset, s.message);
-    cu_free(&s);
+  for (uint64_t flags = 0; flags <= EMBD_CODEC_STRICT_TYPES; flags++) {
+    cu_rec a, s;
+    cu_oneshot(b, len, maxp, flags, &a);
+    for (int mode = 0; mode < 3; mode++) {
+      cu_reader(b, len, maxp, flags, cuts, ncuts, mode, &s);
+      const int c = cu_cmp(&a, &s);
+      if (c)
+        fail_msg("reader != one-shot (%d), flags %d, mode %d, %zu cuts: one-shot %zu frames %d at "
+                 "%zu: %s; reader %zu frames %d at %zu: %s",
+                 c, (int)flags, mode, ncuts, a.nframes, a.result, a.err_offset, a.message,
+                 s.nframes, s.result, s.err_offset, s.message);
+      cu_free(&s);
+    }
+    cu_free(&a);
   }
-  cu_free(&a);
 }
 
 static void every_chunking(const uint8_t *b, size_t len, size_t maxp) {
@@ -417,12 +501,12 @@ static void test_small_chunkings(void **state) {
   every_chunking(s, n, 12); /* the 3-id TOKENS frame is exactly at the limit */
   every_chunking(s, n, 11); /* ... and above it: FRAME_TOO_LARGE at frame 2 */
   cu_rec a;
-  cu_oneshot(s, n, 11, &a);
+  cu_oneshot(s, n, 11, 0, &a);
   assert_int_equal(a.result, EMBD_ERR_CODEC_FRAME_TOO_LARGE);
   assert_int_equal(a.err_offset, 20);
   assert_non_null(strstr(a.message, "frame 2 at byte 19: TOKENS payload of 12 bytes is above the maximum of 11"));
   cu_free(&a);
-  cu_oneshot(s, n, 0, &a);
+  cu_oneshot(s, n, 0, 0, &a);
   assert_int_equal(a.nframes, 9);
   OK(a.result);
   cu_free(&a);
@@ -439,7 +523,7 @@ static void test_corruptions(void **state) {
     same(s, k, 0, NULL, 0);
     same(s, k, 0, cut, 3);
     cu_rec a;
-    cu_oneshot(s, k, 0, &a);
+    cu_oneshot(s, k, 0, 0, &a);
     if (k == 0 || k == 12 || k == 19 || k == 36 || k == 41 || k == 47 || k == 54 || k == 63 || k == 70)
       OK(a.result); /* frame boundaries */
     else
@@ -500,7 +584,7 @@ static void test_large_random(void **state) {
     same(s, n - 1 - r, 0, cuts, mt);
   }
   cu_rec a;
-  cu_oneshot(s, n, 0, &a);
+  cu_oneshot(s, n, 0, 0, &a);
   OK(a.result);
   assert_int_equal(a.nframes, nframes);
   cu_free(&a);
@@ -565,12 +649,30 @@ static void test_reader_behaviour(void **state) {
   assert_int_equal(embd_codec_reader_finish(r, &err), EMBD_ERR_CODEC_TRUNCATED);
   expect_err(&err, EMBD_ERR_CODEC_TRUNCATED, 3, "frame 0 at byte 0: truncated: the input ends after 3 of the 5 header bytes");
   embd_codec_reader_destroy(r);
-  /* An unknown type is found at its first byte, before the rest arrives. */
+  /* Strict: an unknown type is found at its first byte, before the rest arrives. */
+  o.flags = EMBD_CODEC_STRICT_TYPES;
   OK(embd_codec_reader_create(&o, &r));
   OK(embd_codec_reader_feed(r, s, 12, &err));
   const uint8_t bad = 0x09;
   assert_int_equal(embd_codec_reader_feed(r, &bad, 1, &err), EMBD_ERR_CODEC_UNKNOWN_TYPE);
   expect_err(&err, EMBD_ERR_CODEC_UNKNOWN_TYPE, 12, "frame 1 at byte 12: unknown frame type 0x09");
+  embd_codec_reader_destroy(r);
+  /* Unknown flag bits: refused at create. */
+  o.flags = 4;
+  assert_int_equal(embd_codec_reader_create(&o, &r), EMBD_ERR_INVALID_ARGUMENT);
+  /* Default: the 0x09 frame (split over feeds) reaches the callback, then the stream goes on. */
+  o.flags = 0;
+  memset(&c, 0, sizeof c);
+  c.ret = EMBD_OK;
+  OK(embd_codec_reader_create(&o, &r));
+  OK(embd_codec_reader_feed(r, s, 12, &err));
+  const uint8_t b9[8] = {0x09, 0, 0, 0, 3, 'a', 'b', 'c'};
+  OK(embd_codec_reader_feed(r, b9, 2, &err));
+  OK(embd_codec_reader_feed(r, b9 + 2, 6, &err));
+  OK(embd_codec_reader_feed(r, s + 12, n - 12, &err));
+  OK(embd_codec_reader_finish(r, &err));
+  assert_int_equal(embd_codec_reader_frames(r), 10); /* the 9 of s and the 0x09 one */
+  assert_int_equal(c.calls, 10);
   embd_codec_reader_destroy(r);
   /* max_payload above the u32 field. */
   o.max_payload = (size_t)UINT32_MAX + (sizeof(size_t) > 4 ? 1 : 0);
@@ -611,7 +713,7 @@ static void test_reader_behaviour(void **state) {
   embd_codec_reader_destroy(r);
   /* Zero-copy: a frame wholly inside a chunk is delivered in place. */
   cu_rec a;
-  cu_reader(s, n, 0, NULL, 0, 0, &a);
+  cu_reader(s, n, 0, 0, NULL, 0, 0, &a);
   assert_true(a.zero_copy_seen);
   cu_free(&a);
 }
@@ -870,6 +972,44 @@ static void test_ready(void **state) {
   assert_null(p.modality);
   assert_null(p.safety_policy_id);
   embd_codec_ready_free(&p);
+  /* Pins as the peers write them: SHA256: and upper/mixed-case hex are read and normalised
+   * to sha256: + lower case (what embd_tokmap_hash gives); the builder writes lower only. */
+  {
+    char upper[72], mixed[72];
+    strcpy(upper, k_hash);
+    memcpy(upper, "SHA256:", 7);
+    for (char *q = upper + 7; *q; q++)
+      if (*q >= 'a' && *q <= 'f') *q = (char)(*q - 32);
+    strcpy(mixed, upper);
+    memcpy(mixed, "sha256:", 7);
+    for (char *q = mixed + 7; *q; q += 2)
+      if (*q >= 'A' && *q <= 'F') *q = (char)(*q + 32);
+    const char *const reads[2] = {upper, mixed};
+    for (int i = 0; i < 2; i++) {
+      char rj[512];
+      snprintf(rj, sizeof rj,
+               "{\"codec_version\":\"0.5\",\"tokenizer_id\":\"t\",\"map_url\":\"u\",\"map_hash\":\"%s\","
+               "\"safety_policy_hash\":\"%s\",\"latent_map_hash\":\"%s\"}",
+               reads[i], reads[1 - i], reads[i]);
+      OK(embd_codec_ready_parse(rj, strlen(rj), &p, &err));
+      assert_string_equal(p.map_hash, k_hash);
+      assert_string_equal(p.safety_policy_hash, k_hash);
+      assert_string_equal(p.latent_map_hash, k_hash);
+      embd_codec_ready_free(&p);
+    }
+    embd_codec_ready wb = r;
+    wb.map_hash = upper; /* writing: lower case only */
+    assert_int_equal(embd_codec_ready_build(&wb, json, sizeof json, &len, &err), EMBD_ERR_CODEC_HANDSHAKE);
+    assert_non_null(strstr(err.message, "is not sha256: + 64 lowercase hex digits"));
+    char rj[256];
+    snprintf(rj, sizeof rj,
+             "{\"codec_version\":\"0.5\",\"tokenizer_id\":\"t\",\"map_url\":\"u\",\"map_hash\":\"Sha256:%s\"}",
+             k_hash + 7);
+    assert_int_equal(embd_codec_ready_parse(rj, strlen(rj), &p, &err), EMBD_ERR_CODEC_HANDSHAKE);
+    assert_int_equal(err.offset, 0);
+    assert_non_null(strstr(err.message, "READY: map_hash \"Sha256:79b7"));
+    assert_non_null(strstr(err.message, "is not a sha256 pin (sha256: or SHA256: + 64 hex digits)"));
+  }
   /* The spec's READY (text-tokens), with an unknown object field. */
   char spec[1024];
   snprintf(spec, sizeof spec,
@@ -888,7 +1028,7 @@ static void test_ready(void **state) {
     const char *sub;
   } bad[] = {
       {"{\"codec_version\":\"0.5\",\"tokenizer_id\":\"t\",\"map_url\":\"u\",\"map_hash\":\"sha256:abc\"}",
-       "map_hash \"sha256:abc\" is not sha256: + 64 lowercase hex digits"},
+       "map_hash \"sha256:abc\" is not a sha256 pin (sha256: or SHA256: + 64 hex digits)"},
       {"{\"codec_version\":\"0.5\",\"tokenizer_id\":\"t\",\"map_url\":\"u\"}", "map_hash is required"},
       {"{\"tokenizer_id\":\"t\"}", "codec_version is required"},
       {"{\"codec_version\":\"0.5\",\"tokenizer_id\":7}", "field \"tokenizer_id\" must be a string, not a number"},
@@ -927,6 +1067,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_worked_example), cmocka_unit_test(test_every_type),
       cmocka_unit_test(test_decode_errors),  cmocka_unit_test(test_encode_errors),
+      cmocka_unit_test(test_newer_types),
       cmocka_unit_test(test_utf8),           cmocka_unit_test(test_random_ids),
       cmocka_unit_test(test_small_chunkings), cmocka_unit_test(test_corruptions),
       cmocka_unit_test(test_large_random),   cmocka_unit_test(test_reader_behaviour),

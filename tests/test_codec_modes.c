@@ -179,12 +179,15 @@ static void mp_pack_frame(msgpack_packer *pk, const want *w, int extra) {
   }
 }
 
-static size_t pb_pack_frame(const want *w, uint8_t *out) {
+/* always_done: has_done set on every frame, which makes protobuf-c write 10 00 for false:
+ * the bytes vLLM's encoder and libcodec write. Else canonical proto3: done only when true
+ * (and ids = [], done = false is a zero-length frame). */
+static size_t pb_pack_frame(const want *w, int always_done, uint8_t *out) {
   CodecFrame f = CODEC_FRAME__INIT;
   ToolCall tc[4], *tcp[4];
   f.n_ids = w->n;
   f.ids = (uint32_t *)(uintptr_t)w->ids;
-  f.has_done = w->done; /* canonical proto3: done only when true */
+  f.has_done = always_done || w->done;
   f.done = w->done;
   f.finish_reason = (char *)(uintptr_t)w->fr;
   for (int i = 0; i < w->tool_calls; i++) {
@@ -337,55 +340,82 @@ static void test_msgpack_oracle(void **state) {
 static void test_proto_oracle(void **state) {
   (void)state;
   uint8_t s[4096], out[4096];
-  size_t len = 0;
-  for (size_t i = 0; i < NWANTS; i++) {
-    if (!wants[i].n && !wants[i].done && !wants[i].fr && !wants[i].tool_calls) continue;
-    len += pb_pack_frame(&wants[i], s + len);
-  }
-  /* the empty frame (ids [], done false) is zero bytes in proto3: the reader rejects it, so
-   * the oracle stream skips it; insert the same want list minus that one */
-  rec r;
-  run1(MODE_PROTO, s, len, &r);
-  assert_int_equal(r.result, EMBD_OK);
-  size_t k = 0;
-  for (size_t i = 0; i < NWANTS; i++) {
-    if (!wants[i].n && !wants[i].done && !wants[i].fr && !wants[i].tool_calls) continue;
-    const rec_frame *x = &r.f[k++];
-    assert_int_equal(x->n_ids, wants[i].n);
-    if (wants[i].n) assert_memory_equal(x->ids, wants[i].ids, wants[i].n * 4);
-    assert_int_equal(x->done, wants[i].done);
-    assert_int_equal(x->has_fr, wants[i].fr != NULL);
-    if (wants[i].fr) assert_memory_equal(x->fr, wants[i].fr, strlen(wants[i].fr));
-    assert_int_equal(x->has_tc, wants[i].tool_calls > 0);
-    if (wants[i].tool_calls) {
-      CodecFrame *t = codec_frame__unpack(NULL, x->tc_len, x->tc);
-      assert_non_null(t);
-      assert_int_equal(t->n_tool_calls, (size_t)wants[i].tool_calls);
-      assert_string_equal(t->tool_calls[0]->arguments_json, "{\"city\":\"Oslo\"}");
-      codec_frame__free_unpacked(t, NULL);
+  /* Both shapes protobuf-c writes decode to every want, the empty frame included (in the
+   * canonical shape it is a zero-length frame: 00 00 00 00); embd's encoder writes the
+   * always-done shape byte for byte. */
+  for (int always_done = 0; always_done < 2; always_done++) {
+    size_t len = 0, zero_length = 0;
+    for (size_t i = 0; i < NWANTS; i++) {
+      const size_t n = pb_pack_frame(&wants[i], always_done, s + len);
+      zero_length += n == 4;
+      len += n;
     }
-    /* our encoder == protobuf-c's pack, and protobuf-c unpacks ours */
-    embd_codec_stream_frame f = {0};
-    f.ids = wants[i].ids;
-    f.n_ids = wants[i].n;
-    f.done = wants[i].done;
-    f.finish_reason = wants[i].fr;
-    f.finish_reason_len = wants[i].fr ? strlen(wants[i].fr) : 0;
-    f.tool_calls = x->has_tc ? x->tc : NULL;
-    f.tool_calls_len = x->tc_len;
-    size_t sz = 0, w = 0;
-    assert_int_equal(embd_codec_proto_encoded_size(&f, &sz), EMBD_OK);
-    assert_int_equal(sz, x->size);
-    assert_int_equal(embd_codec_proto_encode(&f, out, sizeof out, &w), EMBD_OK);
-    assert_memory_equal(out, s + x->offset, sz);
-    CodecFrame *u = codec_frame__unpack(NULL, sz - 4, out + 4);
-    assert_non_null(u);
-    assert_int_equal(u->n_ids, wants[i].n);
-    for (size_t j = 0; j < u->n_ids; j++) assert_int_equal(u->ids[j], wants[i].ids[j]);
-    assert_int_equal(u->has_done ? u->done : 0, wants[i].done);
-    codec_frame__free_unpacked(u, NULL);
+    /* the wants hold one empty frame: zero-length in the canonical shape only */
+    assert_int_equal(zero_length, always_done ? 0 : 1);
+    rec r;
+    run1(MODE_PROTO, s, len, &r);
+    check_wants(&r, MODE_PROTO);
+    for (size_t i = 0; i < NWANTS; i++) {
+      const rec_frame *x = &r.f[i];
+      assert_int_equal(x->has_tc, wants[i].tool_calls > 0);
+      if (wants[i].tool_calls) {
+        CodecFrame *t = codec_frame__unpack(NULL, x->tc_len, x->tc);
+        assert_non_null(t);
+        assert_int_equal(t->n_tool_calls, (size_t)wants[i].tool_calls);
+        assert_string_equal(t->tool_calls[0]->arguments_json, "{\"city\":\"Oslo\"}");
+        codec_frame__free_unpacked(t, NULL);
+      }
+      if (!always_done) continue;
+      /* our encoder == protobuf-c's pack with has_done, and protobuf-c unpacks ours */
+      embd_codec_stream_frame f = {0};
+      f.ids = wants[i].ids;
+      f.n_ids = wants[i].n;
+      f.done = wants[i].done;
+      f.finish_reason = wants[i].fr;
+      f.finish_reason_len = wants[i].fr ? strlen(wants[i].fr) : 0;
+      f.tool_calls = x->has_tc ? x->tc : NULL;
+      f.tool_calls_len = x->tc_len;
+      size_t sz = 0, w = 0;
+      assert_int_equal(embd_codec_proto_encoded_size(&f, &sz), EMBD_OK);
+      assert_int_equal(sz, x->size);
+      assert_int_equal(embd_codec_proto_encode(&f, out, sizeof out, &w), EMBD_OK);
+      assert_int_equal(w, sz);
+      assert_memory_equal(out, s + x->offset, sz);
+      CodecFrame *u = codec_frame__unpack(NULL, sz - 4, out + 4);
+      assert_non_null(u);
+      assert_int_equal(u->n_ids, wants[i].n);
+      for (size_t j = 0; j < u->n_ids; j++) assert_int_equal(u->ids[j], wants[i].ids[j]);
+      assert_true(u->has_done); /* present on every frame */
+      assert_int_equal(u->done, wants[i].done);
+      codec_frame__free_unpacked(u, NULL);
+    }
+    rec_free(&r);
   }
-  assert_int_equal(k, r.n);
+  /* The bytes pinned: ids [] / done false is 00 00 00 02 10 00 (vLLM's encode_protobuf for
+   * a keep-alive frame), one id 7 not done 00 00 00 05 0a 01 07 10 00. */
+  embd_codec_stream_frame e = {0};
+  size_t w;
+  assert_int_equal(embd_codec_proto_encode(&e, out, sizeof out, &w), EMBD_OK);
+  assert_int_equal(w, 6);
+  assert_memory_equal(out, "\0\0\0\x02\x10\x00", 6);
+  const uint32_t seven = 7;
+  e.ids = &seven;
+  e.n_ids = 1;
+  assert_int_equal(embd_codec_proto_encode(&e, out, sizeof out, &w), EMBD_OK);
+  assert_int_equal(w, 9);
+  assert_memory_equal(out, "\0\0\0\x05\x0a\x01\x07\x10\x00", 9);
+  /* A zero-length frame after a done one: an empty, not-done frame of 4 bytes at byte 6. */
+  rec r;
+  run1(MODE_PROTO, (const uint8_t *)"\0\0\0\2\x10\x01\0\0\0\0", 10, &r);
+  assert_int_equal(r.result, EMBD_OK);
+  assert_int_equal(r.n, 2);
+  assert_int_equal(r.f[0].done, 1);
+  assert_int_equal(r.f[1].done, 0);
+  assert_int_equal(r.f[1].n_ids, 0);
+  assert_int_equal(r.f[1].has_fr, 0);
+  assert_int_equal(r.f[1].has_tc, 0);
+  assert_int_equal(r.f[1].offset, 6);
+  assert_int_equal(r.f[1].size, 4);
   rec_free(&r);
 
   /* the engine forks' shape: done=false written explicitly, unpacked ids, interleaved
@@ -435,8 +465,8 @@ static void test_bytes_per_token(void **state) {
     f.n_ids = 1;
     size_t sz = 0;
     assert_int_equal(embd_codec_proto_encoded_size(&f, &sz), EMBD_OK);
-    assert_true(sz <= 11);
-    if (samples[i] < 2097152) assert_true(sz <= 9); /* a 21-bit vocabulary: 9 bytes */
+    assert_true(sz <= 13); /* 4 prefix + ids tag, length, 1..5 + done 2 */
+    if (samples[i] < 2097152) assert_true(sz <= 11); /* a 21-bit vocabulary: 11 bytes */
   }
 }
 
@@ -583,8 +613,6 @@ static const bad bads[] = {
     /* the prefix names the frame's first byte, err.offset the byte at fault */
     {MODE_MSGPACK, B("\x81\xa3ids\x90"), 5, 0, 0, 5, "frame 0 at byte 0: frame larger than max_frame_bytes (5)"},
     /* protobuf */
-    {MODE_PROTO, B("\0\0\0\0"), 100, 0, 0, 0, "zero-length frame"},
-    {MODE_PROTO, B("\0\0\0\2\x10\x01\0\0\0\0"), 100, 0, 1, 6, "zero-length frame"},
     {MODE_PROTO, B("\0\0\1\0"), 100, 0, 0, 0, "length prefix 256 above max_frame_bytes (100)"},
     {MODE_PROTO, B("\xff\xff\xff\xff"), 100, 0, 0, 0, "length prefix 4294967295 above"},
     {MODE_PROTO, B("\0\0\0\3\x0a\x01\x80"), 100, 0, 0, 6, "ids[0]: varint runs past the end of the packed ids"},
@@ -650,8 +678,9 @@ static void test_depth(void **state) {
 }
 
 /* A naive reader loops on these: vLLM's first CodecRequest decoder consumed nothing for wire
- * types 1, 3, 4 (an endless loop), and a reader that accepts zero-length frames spins on
- * a stream of zeros. They must end, with an error or frames, and quickly. */
+ * types 1, 3, 4 (an endless loop), and a reader that accepts zero-length frames without
+ * consuming their prefix spins on a stream of zeros. They must end, with an error or
+ * frames, and quickly. */
 static void test_no_endless_loop(void **state) {
   (void)state;
   static const char *const inputs[] = {"\0\0\0\x02\x09\x00", "\0\0\0\x01\x0b", "\0\0\0\x01\x0c",
@@ -661,7 +690,19 @@ static void test_no_endless_loop(void **state) {
   for (size_t i = 0; i < 5; i++) {
     rec r;
     run1(MODE_PROTO, (const uint8_t *)inputs[i], lens[i], &r);
-    assert_true(r.result != EMBD_OK || r.n == 1);
+    /* 12 zero bytes are 3 empty frames (4 bytes each); the others one frame or an error */
+    if (i == 4) {
+      assert_int_equal(r.result, EMBD_OK);
+      assert_int_equal(r.n, 3);
+      for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(r.f[k].n_ids, 0);
+        assert_int_equal(r.f[k].done, 0);
+        assert_int_equal(r.f[k].size, 4);
+        assert_int_equal(r.f[k].offset, 4 * k);
+      }
+    } else {
+      assert_true(r.result != EMBD_OK || r.n == 1);
+    }
     rec_free(&r);
   }
   /* msgpack: many empty maps / unknown keys with empty values */
@@ -712,7 +753,8 @@ static void test_behaviour(void **state) {
   /* encoder argument checks */
   embd_codec_stream_frame f = {0};
   size_t sz;
-  assert_int_equal(embd_codec_proto_encoded_size(&f, &sz), EMBD_ERR_INVALID_ARGUMENT); /* empty */
+  assert_int_equal(embd_codec_proto_encoded_size(&f, &sz), EMBD_OK); /* empty: done = false */
+  assert_int_equal(sz, 6);
   assert_int_equal(embd_codec_msgpack_encoded_size(&f, &sz), EMBD_OK);
   assert_int_equal(sz, 12); /* {"ids": [], "done": false} */
   f.tool_calls = (const uint8_t *)"\x92\x01";
@@ -722,7 +764,7 @@ static void test_behaviour(void **state) {
   assert_int_equal(embd_codec_proto_encoded_size(&f, &sz), EMBD_ERR_INVALID_ARGUMENT);
   f.tool_calls = (const uint8_t *)"\x22\x00";
   assert_int_equal(embd_codec_proto_encoded_size(&f, &sz), EMBD_OK);
-  assert_int_equal(sz, 6);
+  assert_int_equal(sz, 8); /* prefix, done 10 00, the tool call 22 00 */
   f.n_ids = 1; /* NULL ids */
   assert_int_equal(embd_codec_proto_encoded_size(&f, &sz), EMBD_ERR_INVALID_ARGUMENT);
   assert_int_equal(embd_codec_msgpack_encoded_size(&f, &sz), EMBD_ERR_INVALID_ARGUMENT);

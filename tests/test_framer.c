@@ -277,7 +277,11 @@ static void test_need(void **state) {
     at += used, frames++;
   }
   assert_int_equal(frames, 42);
-  assert_int_equal(embd_codec_frame_need("\x09", 1, NULL, &need, &e), EMBD_ERR_CODEC_UNKNOWN_TYPE);
+  const embd_codec_decode_options strict = {.flags = EMBD_CODEC_STRICT_TYPES};
+  assert_int_equal(embd_codec_frame_need("\x09", 1, &strict, &need, &e), EMBD_ERR_CODEC_UNKNOWN_TYPE);
+  /* By default a newer type is a frame like any other: its header says its size. */
+  assert_int_equal(embd_codec_frame_need("\x09\0\0\0\x02", 5, NULL, &need, &e), EMBD_OK);
+  assert_int_equal(need, 7);
   assert_int_equal(embd_codec_frame_need("\x02\0\0\0\x07", 5, NULL, &need, &e), EMBD_ERR_CODEC_TOKENS_LENGTH);
   free(c.p);
 }

@@ -131,8 +131,42 @@ static void test_sha256(void **state) {
   assert_int_equal(embd_tokmap_load(copy, g_len, SMALL_SHA256, &m, &err), EMBD_ERR_MAP_HASH);
   free(copy);
   assert_int_equal(embd_tokmap_load(g_json, g_len, "sha256:abc", &m, &err), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(err.offset, 0);
+  assert_string_equal(err.message, "expected_hash is not \"sha256:\" or \"SHA256:\" and 64 hex digits");
   assert_int_equal(embd_tokmap_load(g_json, g_len, "md5:" SMALL_SHA256, &m, &err),
                    EMBD_ERR_INVALID_ARGUMENT);
+  /* The peers' spellings of a pin: SHA256: with either hex case, mixed case hex. The map's own
+   * hash stays "sha256:" + lower case; a mismatch message shows the pin normalised so. */
+  char pin[EMBD_TOKMAP_SHA256_SIZE];
+  for (int v = 0; v < 3; v++) {
+    strcpy(pin, v == 0 ? up : SMALL_SHA256);
+    memcpy(pin, "SHA256:", 7);
+    if (v == 2)
+      for (char *p = pin + 7; *p; p += 2)
+        if (*p >= 'a' && *p <= 'f') *p = (char)(*p - 32);
+    assert_int_equal(embd_tokmap_load(g_json, g_len, pin, &m, &err), EMBD_OK);
+    assert_string_equal(embd_tokmap_hash(m), SMALL_SHA256);
+    embd_tokmap_free(m);
+  }
+  memcpy(bad, "SHA256:", 7);
+  for (char *p = bad + 7; *p; p++)
+    if (*p >= 'a' && *p <= 'f') *p = (char)(*p - 32);
+  assert_int_equal(embd_tokmap_load(g_json, g_len, bad, &m, &err), EMBD_ERR_MAP_HASH);
+  char badl[EMBD_TOKMAP_SHA256_SIZE]; /* bad as embd writes it: sha256: + lower case */
+  strcpy(badl, bad);
+  memcpy(badl, "sha256:", 7);
+  for (char *p = badl + 7; *p; p++)
+    if (*p >= 'A' && *p <= 'F') *p = (char)(*p + 32);
+  assert_true(strcmp(badl, bad) != 0);
+  assert_non_null(strstr(err.message, badl)); /* "expected sha256:<lower>, got ..." */
+  /* Other prefixes' spellings are refused: only sha256: and SHA256:. */
+  static const char *const refused[] = {"Sha256:", "sha-256:", "SHA-256:", "sha256=", " sha256:"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    char pre[96];
+    snprintf(pre, sizeof pre, "%s%s", refused[i], SMALL_SHA256 + 7);
+    assert_int_equal(embd_tokmap_load(g_json, g_len, pre, &m, &err), EMBD_ERR_INVALID_ARGUMENT);
+    assert_null(m);
+  }
 }
 
 /* ---- schema violations: each one named ------------------------------------------------- */
@@ -299,6 +333,16 @@ static void test_detok_byte_fallback(void **state) {
     assert_string_equal(detok_all(0, v, cases[c].n, &n), cases[c].want);
     assert_string_equal(detok_all(EMBD_DETOK_PARTIAL, v, cases[c].n, &n), cases[c].want);
   }
+  /* The Unicode Standard's own example (ch. 3, "U+FFFD Substitution of Maximal Subparts"):
+   * 61 F1 80 80 E1 80 C2 62 80 63 80 BF 64 -> a FFFD FFFD FFFD b FFFD c FFFD FFFD d: the
+   * truncated F1 80 80, E1 80 and C2 are one maximal subpart each, every lone 80/BF one. */
+  static const uint8_t u[] = {0x61, 0xF1, 0x80, 0x80, 0xE1, 0x80, 0xC2, 0x62, 0x80, 0x63, 0x80, 0xBF, 0x64};
+  uint32_t uv[sizeof u];
+  for (size_t i = 0; i < sizeof u; i++) uv[i] = FB + u[i];
+#define R "\xEF\xBF\xBD"
+  assert_string_equal(detok_all(0, uv, sizeof u, &n), "a" R R R "b" R "c" R R "d");
+  assert_string_equal(detok_all(EMBD_DETOK_PARTIAL, uv, sizeof u, &n), "a" R R R "b" R "c" R R "d");
+#undef R
   /* a text or special token interrupts a sequence (rendered or not) */
   uint32_t v2[] = {FB + 0xE2, FB + 0x82, 2, FB + 0xAC};
   assert_string_equal(detok_all(0, v2, 4, &n), "\xEF\xBF\xBD</s>\xEF\xBF\xBD");
@@ -402,8 +446,49 @@ static void test_detok_unknown(void **state) {
   embd_detok_destroy(d);
   /* arguments */
   assert_int_equal(embd_detok_create(NULL, 0, &d), EMBD_ERR_INVALID_ARGUMENT);
-  assert_int_equal(embd_detok_create(g_map, 4, &d), EMBD_ERR_INVALID_ARGUMENT);
+  assert_int_equal(embd_detok_create(g_map, 8, &d), EMBD_ERR_INVALID_ARGUMENT);
   assert_null(d);
+}
+
+/* EMBD_DETOK_REPLACE_UNKNOWN / EMBD_DETOK_REFERENCE: the reference client's rendering of ids
+ * the map lacks (U+FFFD) beside the strict default (the error above). */
+static void test_detok_replace_unknown(void **state) {
+  (void)state;
+#define R "\xEF\xBF\xBD"
+  size_t n;
+  /* 297 (in the vocabulary, not in the map), 300 (>= vocab_size), UINT32_MAX; special 2 */
+  uint32_t ids[] = {259, 297, 260, 300, UINT32_MAX, 2, 261};
+  assert_string_equal(detok_all(EMBD_DETOK_REPLACE_UNKNOWN, ids, 7, &n), "Hello" R " world" R R "</s>!");
+  assert_string_equal(detok_all(EMBD_DETOK_REFERENCE, ids, 7, &n), "Hello" R " world" R R "!");
+  assert_int_equal(EMBD_DETOK_REFERENCE, EMBD_DETOK_SKIP_SPECIAL | EMBD_DETOK_REPLACE_UNKNOWN);
+  /* An unknown id ends a pending byte sequence like any non-byte token: U+FFFD for the
+   * sequence, then U+FFFD for the id; the held-back bytes across feeds included. */
+  embd_detok *d;
+  assert_int_equal(embd_detok_create(g_map, EMBD_DETOK_PARTIAL | EMBD_DETOK_REFERENCE, &d), EMBD_OK);
+  char out[64];
+  size_t w = 0;
+  embd_error err;
+  uint32_t pre[] = {FB + 0xF0, FB + 0x9F};
+  assert_int_equal(embd_detok_feed(d, pre, 2, out, sizeof out, &w, &err), EMBD_OK);
+  assert_int_equal(w, 0);
+  assert_int_equal(embd_detok_pending(d), 2);
+  uint32_t unk[] = {297};
+  /* a size query: 6 bytes, nothing consumed */
+  assert_int_equal(embd_detok_feed(d, unk, 1, NULL, 0, &w, &err), EMBD_ERR_OUTPUT_TOO_SMALL);
+  assert_int_equal(w, 6);
+  assert_int_equal(embd_detok_pending(d), 2);
+  assert_int_equal(embd_detok_feed(d, unk, 1, out, sizeof out, &w, &err), EMBD_OK);
+  assert_int_equal(w, 6);
+  assert_memory_equal(out, R R, 6);
+  assert_int_equal(embd_detok_pending(d), 0);
+  /* the bound covers a feed of nothing but unknown ids */
+  uint32_t all_unk[16];
+  for (size_t i = 0; i < 16; i++) all_unk[i] = 297;
+  assert_int_equal(embd_detok_feed(d, all_unk, 16, out, sizeof out, &w, &err), EMBD_OK);
+  assert_int_equal(w, 48);
+  assert_true(embd_detok_bound(g_map, 16) >= 48);
+  embd_detok_destroy(d);
+#undef R
 }
 
 /* Capacity: every cap below the need gives OUTPUT_TOO_SMALL with the exact need, writes
@@ -499,6 +584,7 @@ int main(void) {
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load),           cmocka_unit_test(test_sha256),
+      cmocka_unit_test(test_detok_replace_unknown),
       cmocka_unit_test(test_schema_named),   cmocka_unit_test(test_sparse),
       cmocka_unit_test(test_truncation),     cmocka_unit_test(test_detok_plain),
       cmocka_unit_test(test_detok_byte_fallback), cmocka_unit_test(test_detok_split),

@@ -16,7 +16,14 @@
  *   embd_codec_encode_tokens(ids, 3, out, sizeof out, &n);
  *   // n == 17: 02 00 00 00 0C 00 00 C3 51 00 00 C3 52 00 00 C3 53
  *
- * Decoding is strict: an unknown type byte, a TOKENS payload that is not a multiple of 4
+ * Frame types from 0x07 up: the spec's versioning rules let a minor protocol version add
+ * frame types there, so by default a frame of such a type is checked only for its header
+ * (the maximum payload) and handed over opaque: `type` is the byte, `payload` its bytes,
+ * no other rule applies (embd_codec_type_name says "unknown"); a caller that does not
+ * know the type skips it. EMBD_CODEC_STRICT_TYPES in the options (flags) makes such a type
+ * an error, EMBD_ERR_CODEC_UNKNOWN_TYPE, as in 0.2. Types 0x00-0x06 keep their rules.
+ *
+ * Decoding is strict otherwise: a TOKENS payload that is not a multiple of 4
  * bytes, an EOS with a payload, invalid UTF-8 (overlongs, surrogates, > U+10FFFF, truncated
  * sequences) in HELLO/READY/ERROR, and a payload above the caller's maximum are errors
  * (EMBD_ERR_CODEC_*), with the byte offset and a message naming the values, e.g.
@@ -65,7 +72,7 @@ EMBD_API const char *embd_codec_type_name(unsigned type);
  * been written straight to caller memory: then `ids` points there and `payload` may be
  * NULL. */
 typedef struct embd_codec_frame {
-  uint8_t type;            /* embd_codec_type */
+  uint8_t type;            /* embd_codec_type, or 0x07..0xFF: a newer type (opaque) */
   uint32_t index;          /* frame number in the stream (0 for embd_codec_decode_frame) */
   uint64_t offset;         /* offset of the type byte in the stream (64-bit on every host) */
   const uint8_t *payload;  /* payload_len bytes (NULL: see above) */
@@ -73,17 +80,26 @@ typedef struct embd_codec_frame {
   const uint32_t *ids;     /* reader dest mode: the host-order ids; else NULL */
 } embd_codec_frame;
 
+/* Decode option flags (embd_codec_decode_options.flags, embd_codec_reader_options.flags). */
+#define EMBD_CODEC_STRICT_TYPES 1u /* a type byte from 0x07 up is EMBD_ERR_CODEC_UNKNOWN_TYPE
+                                      (default: an opaque frame, handed over) */
+#define EMBD_CODEC_KNOWN_FLAGS EMBD_CODEC_STRICT_TYPES
+
 typedef struct embd_codec_decode_options {
   size_t max_payload; /* payloads above it are EMBD_ERR_CODEC_FRAME_TOO_LARGE; 0: default */
+  /* 0.3: EMBD_CODEC_* flags (zero: 0x07 and up are opaque frames). Took one reserved_
+   * slot; other bits are EMBD_ERR_INVALID_ARGUMENT. */
+  uint64_t flags;
   /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
-  uint64_t reserved_[4];
+  uint64_t reserved_[3];
   void *reserved_ptr_[2];
 } embd_codec_decode_options;
 
 /* ---- frames --------------------------------------------------------------------------- */
 
-/* 5 + payload_len in *size. EMBD_ERR_INVALID_ARGUMENT for an unknown type or a length that
- * does not fit the u32 field (or size_t). */
+/* 5 + payload_len in *size. EMBD_ERR_INVALID_ARGUMENT for a type above 0x06 or a length
+ * that does not fit the u32 field (or size_t). The encoders write the types embd knows
+ * only: an opaque frame of a newer type is passed on with embd_codec_forward, unchanged. */
 EMBD_API embd_result embd_codec_frame_size(unsigned type, size_t payload_len, size_t *size);
 
 /* One frame of `type` around `len` payload bytes, into out[cap]; *written = bytes.
@@ -137,7 +153,8 @@ EMBD_API embd_result embd_codec_tokens(const embd_codec_frame *frame, uint32_t *
                                        size_t *n);
 
 /* The agent-to-agent path: validates every frame of in[len] and copies those whose type
- * bit is set in `types` ((1u << type); 0 means TOKENS and EOS) unchanged to out[cap],
+ * bit is set in `types` ((1u << type), types 0x00-0x1F; 0 means TOKENS and EOS; a frame of
+ * type 0x20 or above is never copied) unchanged to out[cap],
  * without touching the ids. *written = bytes copied (the size needed with
  * EMBD_ERR_OUTPUT_TOO_SMALL), *frames (may be NULL) = frames copied. A decode error stops
  * it (out then holds the frames before). */
@@ -182,15 +199,17 @@ typedef struct embd_codec_reader_options {
                                      stream with that code (EMBD_STOPPED: no error) */
   void *user;
   embd_codec_tokens_dest_fn tokens_dest; /* optional: TOKENS ids into caller memory */
+  /* 0.3: EMBD_CODEC_* flags, as in embd_codec_decode_options. Took one reserved_ slot. */
+  uint64_t flags;
   /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
-  uint64_t reserved_[4];
+  uint64_t reserved_[3];
   void *reserved_ptr_[2];
 } embd_codec_reader_options;
 
 typedef struct embd_codec_reader embd_codec_reader;
 
-/* EMBD_ERR_INVALID_ARGUMENT with neither on_frame nor tokens_dest, or a max_payload above
- * the u32 field; EMBD_ERR_OUT_OF_MEMORY if malloc fails. */
+/* EMBD_ERR_INVALID_ARGUMENT with neither on_frame nor tokens_dest, a max_payload above
+ * the u32 field, or unknown flag bits; EMBD_ERR_OUT_OF_MEMORY if malloc fails. */
 EMBD_API embd_result embd_codec_reader_create(const embd_codec_reader_options *opt,
                                               embd_codec_reader **out);
 EMBD_API void embd_codec_reader_destroy(embd_codec_reader *r);
@@ -230,7 +249,10 @@ typedef struct embd_codec_hello {
 
 /* READY. Strings NULL = absent (build leaves them out). Required (build and parse):
  * codec_version; and, unless modality is present and not "text-tokens", tokenizer_id,
- * map_url and map_hash. The *_hash fields must be "sha256:" + 64 lowercase hex digits. */
+ * map_url and map_hash. The *_hash fields (pins): build writes "sha256:" + 64 lowercase hex
+ * digits only (anything else is EMBD_ERR_CODEC_HANDSHAKE); parse reads "sha256:" or
+ * "SHA256:" + 64 hex digits of any case, as the peers write them, and hands them over
+ * normalised to "sha256:" + lower case (comparable with embd_tokmap_hash). */
 typedef struct embd_codec_ready {
   const char *codec_version;
   const char *modality;
@@ -279,7 +301,8 @@ EMBD_API embd_result embd_codec_pick_tokenizer(const embd_codec_hello *hello,
                                                const char *const *supported, size_t n,
                                                size_t *index, embd_error *err);
 
-/* 1 if s[len] is "sha256:" followed by 64 lowercase hex digits. */
+/* 1 if s[len] is "sha256:" followed by 64 lowercase hex digits: the canonical form embd
+ * writes (the readers also accept "SHA256:" and upper case: see embd_codec_ready). */
 EMBD_API int embd_codec_is_sha256_ref(const char *s, size_t len);
 /* 0 if p[len] is valid UTF-8, else 1 + the offset of the first bad sequence. */
 EMBD_API size_t embd_codec_utf8_check(const void *p, size_t len);

@@ -32,7 +32,7 @@
  *            More than max_ids ids in one frame is an error.
  *   done     msgpack: a bool, or absent (false), never another type. protobuf: field 2, a
  *            varint (non-zero = true); absent = false (a canonical proto3 encoder omits it
- *            on non-final frames; the engine forks write 0x10 0x00 anyway).
+ *            on non-final frames; vLLM, the engine forks and libcodec write 0x10 0x00).
  *   finish_reason  msgpack: a string, or nil / absent (no reason). protobuf: field 3,
  *            length-delimited; the last one wins. Bytes as sent (not UTF-8 checked).
  *   tool_calls opaque, handed over raw. msgpack: the bytes of the one msgpack value of the
@@ -47,17 +47,19 @@
  *            fixed32); group wire types (3, 4) and the undefined 6, 7 are errors; varints
  *            longer than 10 bytes, tags above 5 bytes or field number 0 are errors; a
  *            length (prefix or field) is checked against the bytes that remain before
- *            anything is read or allocated. A zero-length frame is an error: it carries
- *            nothing (a canonical encoder writes no byte for ids=[], done=false) and four
- *            zero bytes are what a desynchronised reader sees; the encoder refuses one.
- *            Every step consumes at least one byte, so no input makes a reader loop.
+ *            anything is read or allocated. A zero-length frame (prefix 00 00 00 00) is
+ *            a frame: no ids, not done (a generated proto3 encoder writes no byte for
+ *            ids = [], done = false). Every step consumes at least one byte (an empty
+ *            frame its 4 prefix bytes), so no input makes a reader loop.
  *
  * Encoders write one frame into caller memory; *_encoded_size says how much first.
  * msgpack: the vLLM key order ("ids", "done", then "finish_reason", "tool_calls" when
  * present), each value in its shortest encoding (what msgpack-c's packer writes).
- * protobuf: canonical proto3 (what protobuf-c's pack writes): ids packed (omitted when
- * none), done only when true, finish_reason when not NULL, then the tool_calls records
- * verbatim. One token per frame costs 4 + 1 + 1 + (1..5) bytes: at most 11.
+ * protobuf: what vLLM's encoder and libcodec write (protobuf-c's pack with has_done set):
+ * ids packed (omitted when none), then done always (10 00 for false, 10 01 for true), so a
+ * capture from embd and from them compares equal; finish_reason when not NULL, then the
+ * tool_calls records verbatim. One token per frame costs 4 + 1 + 1 + (1..5) + 2 bytes: at
+ * most 13; the smallest frame (no ids, not done) is 6 bytes, 00 00 00 02 10 00.
  * Both formats are byte-order independent; ids are host uint32 on both sides.
  *
  * Thread safety: the encoders are reentrant. A msgpack or protobuf reader is used by one
@@ -131,8 +133,8 @@ EMBD_API uint64_t embd_codec_proto_offset(const embd_codec_proto_reader *r);
 
 /* Bytes embd_codec_*_encode writes for f. EMBD_ERR_INVALID_ARGUMENT for a NULL f, NULL
  * pointers with non-zero lengths, tool_calls that are not one msgpack value (msgpack) /
- * a run of field-4 length-delimited records (protobuf), a protobuf frame with nothing in
- * it or larger than UINT32_MAX, or a size that does not fit size_t. */
+ * a run of field-4 length-delimited records (protobuf), a protobuf frame larger than
+ * UINT32_MAX, or a size that does not fit size_t. */
 EMBD_API embd_result embd_codec_msgpack_encoded_size(const embd_codec_stream_frame *f, size_t *size);
 EMBD_API embd_result embd_codec_proto_encoded_size(const embd_codec_stream_frame *f, size_t *size);
 /* Writes the frame (protobuf: with its length prefix) to out; EMBD_ERR_OUTPUT_TOO_SMALL

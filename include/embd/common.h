@@ -129,7 +129,8 @@ typedef enum embd_result {
   /* 35 is EMBD_ERR_OUT_OF_MEMORY (above).
    * 36 is retired: it was EMBD_ERR_OPENAI_UNAVAILABLE, now EMBD_ERR_UNAVAILABLE (below). */
   /* Codec token transport: session frames and handshake (embd/codec.h) */
-  EMBD_ERR_CODEC_UNKNOWN_TYPE = 37,   /* a frame type byte outside 0x00..0x06 */
+  EMBD_ERR_CODEC_UNKNOWN_TYPE = 37,   /* a frame type byte above 0x06 with EMBD_CODEC_STRICT_TYPES
+                                         (default: an opaque frame), or given to an encoder */
   EMBD_ERR_CODEC_TOKENS_LENGTH = 38,  /* a TOKENS payload that is not a multiple of 4 bytes */
   EMBD_ERR_CODEC_EOS_PAYLOAD = 39,    /* an EOS frame with a payload */
   EMBD_ERR_CODEC_UTF8 = 40,           /* invalid UTF-8 in HELLO, READY or ERROR */

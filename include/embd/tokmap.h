@@ -26,7 +26,7 @@
 extern "C" {
 #endif
 
-/* "sha256:" + 64 lowercase hex digits + NUL */
+/* "sha256:" + 64 lowercase hex digits + NUL: the one form embd writes */
 #define EMBD_TOKMAP_SHA256_SIZE 72
 
 typedef struct embd_tokmap embd_tokmap;
@@ -39,7 +39,9 @@ EMBD_API embd_result embd_tokmap_sha256(const void *data, size_t len,
 
 /* Parses and validates a tokenizer map. The json bytes are only read (and hashed); the map
  * copies what it keeps into its own memory (one arena), so json may be freed afterwards.
- * expected_hash: "sha256:<64 hex digits>" (either case) or NULL to skip the check.
+ * expected_hash: the pin, or NULL to skip the check. Read as the peers write it: "sha256:" or
+ * "SHA256:" (no other spelling), then 64 hex digits of any case; compared (and shown in a
+ * mismatch message) as "sha256:" + lower case, the one form embd writes (docs/TOKMAP.md).
  * Errors (err filled when not NULL; *out = NULL):
  *   EMBD_ERR_INVALID_ARGUMENT  NULL out, NULL json with len > 0, malformed expected_hash
  *   EMBD_ERR_MAP_HASH          the bytes' sha256 differs (both hashes in the message)
@@ -86,11 +88,18 @@ EMBD_API embd_result embd_tokmap_lookup(const embd_tokmap *map, uint32_t id, con
 
 typedef struct embd_detok embd_detok;
 
-/* Flags for embd_detok_create. */
+/* Flags for embd_detok_create. 0 is embd's strict default: special tokens rendered, an
+ * unknown id EMBD_ERR_UNKNOWN_TOKEN (nothing is hidden or invented). The reference client
+ * (@codecai/web's Detokenizer) skips specials and renders an unknown id as U+FFFD by
+ * default: EMBD_DETOK_REFERENCE gives that. docs/TOKMAP.md has both in full. */
 #define EMBD_DETOK_SKIP_SPECIAL 1u /* special tokens produce no text (default: their text) */
 #define EMBD_DETOK_PARTIAL 2u      /* streaming: an incomplete UTF-8 sequence at the end of
                                       a feed is held back for the next feed (default: each
                                       feed is complete and ends with the flush rule) */
+#define EMBD_DETOK_REPLACE_UNKNOWN 4u /* an id the map does not know is U+FFFD (3 bytes; it
+                                         ends a pending byte sequence like any non-byte
+                                         token) instead of EMBD_ERR_UNKNOWN_TOKEN */
+#define EMBD_DETOK_REFERENCE (EMBD_DETOK_SKIP_SPECIAL | EMBD_DETOK_REPLACE_UNKNOWN)
 
 /* A detokenizer for one token stream over map (which must outlive it).
  * EMBD_ERR_INVALID_ARGUMENT for NULL map/out or unknown flag bits; EMBD_ERR_OUT_OF_MEMORY. */
@@ -108,11 +117,14 @@ EMBD_API size_t embd_detok_pending(const embd_detok *d);
  *   EMBD_ERR_OUTPUT_TOO_SMALL  cap is below the bytes this feed produces; *written = the
  *                              bytes needed: call again with that much room (a size query
  *                              is out = NULL, cap = 0)
- *   EMBD_ERR_UNKNOWN_TOKEN     ids[i] is not in the map; err->offset = i, the message
+ *   EMBD_ERR_UNKNOWN_TOKEN     ids[i] is not in the map (without
+ *                              EMBD_DETOK_REPLACE_UNKNOWN); err->offset = i, the message
  *                              names the id and i (drop or replace it and feed again)
  *   EMBD_ERR_INVALID_ARGUMENT  NULL d/written, NULL ids with n > 0, NULL out with cap > 0
- * Bytes of byte-fallback ids are assembled into UTF-8 sequences; an ill-formed sequence
- * becomes U+FFFD per maximal subpart (docs/TOKMAP.md). */
+ * Bytes of byte-fallback ids are assembled into UTF-8 sequences; ill-formed bytes become
+ * one U+FFFD per maximal subpart, the Unicode Standard's recommended practice (ch. 3,
+ * "U+FFFD Substitution of Maximal Subparts"; what the WHATWG decoder does): e.g.
+ * 61 F1 80 80 E1 80 C2 62 gives "a" FFFD FFFD FFFD "b" (docs/TOKMAP.md). */
 EMBD_API embd_result embd_detok_feed(embd_detok *d, const uint32_t *ids, size_t n, char *out,
                                      size_t cap, size_t *written, embd_error *err);
 /* End of stream: flushes held-back bytes (an incomplete sequence becomes one U+FFFD, 3

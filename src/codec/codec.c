@@ -19,6 +19,10 @@ const char *embd_codec_type_name(unsigned type) {
 }
 
 static int known(unsigned t) { return t <= EMBD_CODEC_LATENTS; }
+/* A type's name for messages: "TOKENS", or "type 0x07" for the opaque newer types (the
+ * spec lets a minor version add them; embd hands them over unread). */
+#define TNAME(t, buf) \
+  (known(t) ? type_names[t] : (snprintf(buf, sizeof buf, "type 0x%02x", (unsigned)(t)), buf))
 static int is_text(unsigned t) {
   return t == EMBD_CODEC_HELLO || t == EMBD_CODEC_READY || t == EMBD_CODEC_ERROR;
 }
@@ -102,8 +106,10 @@ static embd_result ffail(embd_error *err, embd_result r, uint64_t off, uint32_t 
   return r;
 }
 
-static embd_result check_type(uint8_t t, uint32_t index, uint64_t start, embd_error *err) {
-  if (known(t)) return EMBD_OK;
+/* A type byte from 0x07 up is an error only with EMBD_CODEC_STRICT_TYPES. */
+static embd_result check_type(uint8_t t, uint64_t flags, uint32_t index, uint64_t start,
+                              embd_error *err) {
+  if (known(t) || !(flags & EMBD_CODEC_STRICT_TYPES)) return EMBD_OK;
   return ffail(err, EMBD_ERR_CODEC_UNKNOWN_TYPE, start, index, start,
                "unknown frame type 0x%02x (known: 0x00-0x06)", t);
 }
@@ -118,9 +124,10 @@ static embd_result check_header(const uint8_t *h, size_t max, uint32_t index, ui
   if (h[0] == EMBD_CODEC_EOS && plen)
     return ffail(err, EMBD_ERR_CODEC_EOS_PAYLOAD, start + 1, index, start,
                  "EOS with a payload of %lu bytes (must be empty)", (unsigned long)plen);
+  char nb[16];
   if (plen > max)
     return ffail(err, EMBD_ERR_CODEC_FRAME_TOO_LARGE, start + 1, index, start,
-                 "%s payload of %lu bytes is above the maximum of %zu", type_names[h[0]],
+                 "%s payload of %lu bytes is above the maximum of %zu", TNAME(h[0], nb),
                  (unsigned long)plen, max);
   *need = (uint64_t)CH + plen;
   return EMBD_OK;
@@ -146,8 +153,9 @@ static embd_result truncated(const uint8_t *h, uint64_t got, uint32_t index, uin
     return ffail(err, EMBD_ERR_CODEC_TRUNCATED, start + got, index, start,
                  "truncated: the input ends after %llu of the 5 header bytes",
                  (unsigned long long)got);
+  char nb[16];
   return ffail(err, EMBD_ERR_CODEC_TRUNCATED, start + got, index, start,
-               "truncated: %s frame of %llu bytes, the input ends after %llu", type_names[h[0]],
+               "truncated: %s frame of %llu bytes, the input ends after %llu", TNAME(h[0], nb),
                (unsigned long long)(CH + (uint64_t)embd_rd32be(h + 1)), (unsigned long long)got);
 }
 
@@ -162,11 +170,11 @@ static void clear(embd_error *err) {
 /* ---- one-shot ----------------------------------------------------------------------- */
 
 static embd_result decode_at(const uint8_t *b, size_t len, size_t pos, uint32_t index,
-                             size_t max, embd_codec_frame *f, size_t *consumed,
+                             size_t max, uint64_t flags, embd_codec_frame *f, size_t *consumed,
                              embd_error *err) {
   const uint8_t *p = b + pos;
   const size_t avail = len - pos;
-  embd_result r = check_type(p[0], index, pos, err);
+  embd_result r = check_type(p[0], flags, index, pos, err);
   if (r != EMBD_OK) return r;
   if (avail < CH) return truncated(p, avail, index, pos, err);
   uint64_t need = 0; /* set by check_header on EMBD_OK (gcc -O3 cannot always see it) */
@@ -184,16 +192,27 @@ static embd_result decode_at(const uint8_t *b, size_t len, size_t pos, uint32_t 
   return EMBD_OK;
 }
 
+/* NULL or options with zero reserved_ room and known flags only (a flag of a newer release
+ * is refused rather than ignored: "Growing the ABI"). */
+static embd_result check_opts(const embd_codec_decode_options *opt, uint64_t at, embd_error *err) {
+  if (opt && !EMBD_RESERVED_OK(opt))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, at, "options: reserved_ fields not zero");
+  if (opt && (opt->flags & ~(uint64_t)EMBD_CODEC_KNOWN_FLAGS))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, at, "options: unknown flags 0x%llx",
+                     (unsigned long long)(opt->flags & ~(uint64_t)EMBD_CODEC_KNOWN_FLAGS));
+  return EMBD_OK;
+}
+
 embd_result embd_codec_decode_frame(const void *buf, size_t len,
                                     const embd_codec_decode_options *opt, embd_codec_frame *frame,
                                     size_t *consumed, embd_error *err) {
   if ((!buf && len) || !frame || !consumed)
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL buffer, frame or consumed");
-  if (opt && !EMBD_RESERVED_OK(opt))
-    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
+  embd_result r = check_opts(opt, 0, err);
+  if (r != EMBD_OK) return r;
   if (!len) return truncated(NULL, 0, 0, 0, err);
-  return decode_at((const uint8_t *)buf, len, 0, 0, max_of(opt ? opt->max_payload : 0), frame,
-                   consumed, err);
+  return decode_at((const uint8_t *)buf, len, 0, 0, max_of(opt ? opt->max_payload : 0),
+                   opt ? opt->flags : 0, frame, consumed, err);
 }
 
 embd_result embd_codec_next(const void *buf, size_t len, size_t *pos, uint32_t *index,
@@ -202,11 +221,11 @@ embd_result embd_codec_next(const void *buf, size_t len, size_t *pos, uint32_t *
   if (!buf || !pos || !index || !frame || *pos >= len)
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, pos ? *pos : 0,
                      "NULL argument, or no bytes left at *pos");
-  if (opt && !EMBD_RESERVED_OK(opt))
-    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, *pos, "options: reserved_ fields not zero");
+  embd_result r = check_opts(opt, *pos, err);
+  if (r != EMBD_OK) return r;
   size_t used = 0;
-  embd_result r = decode_at((const uint8_t *)buf, len, *pos, *index,
-                            max_of(opt ? opt->max_payload : 0), frame, &used, err);
+  r = decode_at((const uint8_t *)buf, len, *pos, *index, max_of(opt ? opt->max_payload : 0),
+                opt ? opt->flags : 0, frame, &used, err);
   if (r != EMBD_OK) return r;
   *pos += used;
   ++*index;
@@ -316,7 +335,8 @@ embd_result embd_codec_forward(const void *in, size_t len, const embd_codec_deco
     embd_codec_frame f;
     const size_t at = pos;
     if ((r = embd_codec_next(b, len, &pos, &index, opt, &f, err)) != EMBD_OK) break;
-    if (!(types >> f.type & 1u)) continue;
+    /* Only 32 type bits: newer types from 0x20 up cannot be selected. */
+    if (f.type >= 32 || !(types >> f.type & 1u)) continue;
     const size_t n = pos - at;
     if (short_out == EMBD_OK && cap - w >= n) {
       embd_copy(o + w, b + at, n);
@@ -350,7 +370,7 @@ embd_result embd_codec_reader_create(const embd_codec_reader_options *opt, embd_
   if (!out) return EMBD_ERR_INVALID_ARGUMENT;
   *out = NULL;
   if (!opt || (!opt->on_frame && !opt->tokens_dest) || embd_above_u32(opt->max_payload) ||
-      !EMBD_RESERVED_OK(opt))
+      !EMBD_RESERVED_OK(opt) || (opt->flags & ~(uint64_t)EMBD_CODEC_KNOWN_FLAGS))
     return EMBD_ERR_INVALID_ARGUMENT;
   embd_codec_reader *r = (embd_codec_reader *)calloc(1, sizeof *r);
   if (!r) return EMBD_ERR_OUT_OF_MEMORY;
@@ -377,7 +397,7 @@ uint64_t embd_codec_reader_offset(const embd_codec_reader *r) { return r ? r->f.
 /* The type byte as soon as it is in, the length rules once the 5 header bytes are. */
 static inline __attribute__((always_inline)) int cr_size(embd_framer *f, const uint8_t *p, size_t n, uint64_t *need) {
   embd_codec_reader *r = (embd_codec_reader *)f;
-  if (!f->seen && check_type(p[0], (uint32_t)f->index, f->start, &f->err) != EMBD_OK)
+  if (!f->seen && check_type(p[0], r->o.flags, (uint32_t)f->index, f->start, &f->err) != EMBD_OK)
     return f->status = f->err.result, EMBD_FRAMER_FAIL;
   if (n < CH) {
     *need = CH;
@@ -489,7 +509,8 @@ embd_result embd_codec_frame_need(const void *buf, size_t len, const embd_codec_
   const uint8_t *p = (const uint8_t *)buf;
   *need = CH;
   if (len) {
-    embd_result r = check_type(p[0], 0, 0, err);
+    embd_result r = check_opts(opt, 0, err);
+    if (r == EMBD_OK) r = check_type(p[0], opt ? opt->flags : 0, 0, 0, err);
     if (r == EMBD_OK && len >= CH) r = check_header(p, max_of(opt ? opt->max_payload : 0), 0, 0, need, err);
     if (r != EMBD_OK) return r;
   }

@@ -6,6 +6,27 @@
 
 #include "embd/codec.h"
 #include "internal.h"
+#include "pin.h"
+
+int embd_sha256_pin_norm_(const char *s, size_t len, char norm[72]) {
+  static const char hex[] = "0123456789abcdef";
+  if (!s || len != 7 + 64 || (memcmp(s, "sha256:", 7) != 0 && memcmp(s, "SHA256:", 7) != 0))
+    return 0;
+  char t[72];
+  memcpy(t, "sha256:", 7);
+  for (size_t i = 7; i < len; i++) {
+    const char c = s[i];
+    const int v = c >= '0' && c <= '9' ? c - '0'
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                         : -1;
+    if (v < 0) return 0;
+    t[i] = hex[v];
+  }
+  t[71] = 0;
+  memcpy(norm, t, sizeof t); /* only once valid: norm may be s itself */
+  return 1;
+}
 
 int embd_codec_is_sha256_ref(const char *s, size_t len) {
   if (!s || len != 7 + 64 || memcmp(s, "sha256:", 7) != 0) return 0;
@@ -140,15 +161,30 @@ embd_result embd_codec_hello_build(const embd_codec_hello *h, char *json, size_t
   return finish_json(&w, len);
 }
 
-static embd_result check_hash(const char *v, const char *field, embd_error *err) {
+/* Build writes the canonical form only; the parser has normalised what it read (below), so
+ * the one check serves both, with a message saying what each accepts. */
+static embd_result check_hash(const char *v, const char *field, int reading, embd_error *err) {
   if (!v || embd_codec_is_sha256_ref(v, strlen(v))) return EMBD_OK;
   return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0,
-                   "READY: %s \"%.60s\" is not sha256: + 64 lowercase hex digits", field, v);
+                   reading ? "READY: %s \"%.60s\" is not a sha256 pin (sha256: or SHA256: + 64 hex digits)"
+                           : "READY: %s \"%.60s\" is not sha256: + 64 lowercase hex digits",
+                   field, v);
 }
 
-/* The READY rules shared with the parser (codec_json.cc). */
-embd_result embd_codec_ready_check_(const embd_codec_ready *r, embd_error *err);
-embd_result embd_codec_ready_check_(const embd_codec_ready *r, embd_error *err) {
+/* The parser's READY strings live in its own storage: a pin in another accepted spelling is
+ * rewritten there, in place (same length), to "sha256:" + lower case, so that it compares
+ * equal to embd_tokmap_hash. */
+void embd_codec_ready_norm_pins_(embd_codec_ready *r);
+void embd_codec_ready_norm_pins_(embd_codec_ready *r) {
+  char *const pins[3] = {(char *)(uintptr_t)r->map_hash, (char *)(uintptr_t)r->safety_policy_hash,
+                         (char *)(uintptr_t)r->latent_map_hash};
+  for (int i = 0; i < 3; i++)
+    if (pins[i]) embd_sha256_pin_norm_(pins[i], strlen(pins[i]), pins[i]);
+}
+
+/* The READY rules shared with the parser (codec_json.cc; reading = 1). */
+embd_result embd_codec_ready_check_(const embd_codec_ready *r, int reading, embd_error *err);
+embd_result embd_codec_ready_check_(const embd_codec_ready *r, int reading, embd_error *err) {
   if (!r->codec_version)
     return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0, "READY: codec_version is required");
   if (!r->modality || strcmp(r->modality, "text-tokens") == 0) {
@@ -160,9 +196,9 @@ embd_result embd_codec_ready_check_(const embd_codec_ready *r, embd_error *err) 
       return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0,
                        "READY: %s is required for the text-tokens modality", miss);
   }
-  TRY(check_hash(r->map_hash, "map_hash", err));
-  TRY(check_hash(r->safety_policy_hash, "safety_policy_hash", err));
-  TRY(check_hash(r->latent_map_hash, "latent_map_hash", err));
+  TRY(check_hash(r->map_hash, "map_hash", reading, err));
+  TRY(check_hash(r->safety_policy_hash, "safety_policy_hash", reading, err));
+  TRY(check_hash(r->latent_map_hash, "latent_map_hash", reading, err));
   return EMBD_OK;
 }
 
@@ -170,7 +206,7 @@ embd_result embd_codec_ready_build(const embd_codec_ready *r, char *json, size_t
                                    embd_error *err) {
   if (!r || !len || (!json && cap))
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL ready, json or len");
-  TRY(embd_codec_ready_check_(r, err));
+  TRY(embd_codec_ready_check_(r, 0, err));
   jw w = {json, cap, 0, 1, err};
   TRY(field_str(&w, "codec_version", r->codec_version));
   TRY(field_str(&w, "modality", r->modality));

@@ -265,9 +265,8 @@ static int pb_size(embd_framer *f, const uint8_t *p, size_t n, uint64_t *need) {
     return EMBD_FRAMER_MORE;
   }
   const uint32_t len = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-  if (len == 0)
-    return embd_framer_fail(f, PB_ERR, f->start, "zero-length frame (a CodecFrame always carries ids or done)"),
-           EMBD_FRAMER_FAIL;
+  /* len == 0 is a frame too: a proto3 encoder writes no byte for ids = [], done = false. It
+   * still consumes its 4 prefix bytes, so a stream of zeros ends (in empty frames). */
   if (len > r->opt.max_frame_bytes)
     return embd_framer_fail(f, PB_ERR, f->start, "length prefix %" PRIu32 " above max_frame_bytes (%zu)",
                             len, r->opt.max_frame_bytes),
@@ -350,10 +349,10 @@ static embd_result pb_sizes(const embd_codec_stream_frame *f, uint64_t *packed, 
   for (size_t i = 0; i < f->n_ids; i++) pk += pb_vlen(f->ids[i]);
   uint64_t s = 0;
   if (f->n_ids) s += 1 + pb_vlen(pk) + pk;
-  if (f->done) s += 2;
+  s += 2; /* done, always (10 00 / 10 01): what vLLM and libcodec write, so captures match */
   if (f->finish_reason) s += 1 + pb_vlen(f->finish_reason_len) + f->finish_reason_len;
   if (f->tool_calls) s += f->tool_calls_len;
-  if (s == 0 || s > UINT32_MAX) return EMBD_ERR_INVALID_ARGUMENT;
+  if (s > UINT32_MAX) return EMBD_ERR_INVALID_ARGUMENT;
   if ((uint64_t)(size_t)(s + 4) != s + 4) return EMBD_ERR_INVALID_ARGUMENT;
   *packed = pk;
   *payload = s;
@@ -396,10 +395,8 @@ embd_result embd_codec_proto_encode(const embd_codec_stream_frame *f, void *out,
       }
     }
   }
-  if (f->done) {
-    *q++ = 0x10;
-    *q++ = 0x01;
-  }
+  *q++ = 0x10;
+  *q++ = f->done ? 0x01 : 0x00;
   if (f->finish_reason) {
     *q++ = 0x1a;
     q = pb_put_varint(q, f->finish_reason_len);

@@ -6,6 +6,8 @@
  * U+FFFD per maximal subpart, an incomplete one is held back (at most 3 bytes) until the
  * next byte-fallback id completes or breaks it, a non-byte token interrupts it (U+FFFD),
  * or the end of the feed (non-partial mode) or embd_detok_finish flushes it (U+FFFD).
+ * An id the map does not know is EMBD_ERR_UNKNOWN_TOKEN, or with EMBD_DETOK_REPLACE_UNKNOWN
+ * a non-byte token whose text is U+FFFD (the reference client's rendering).
  *
  * Every feed runs twice over its ids: once counting (and checking the ids), once writing,
  * each on a copy of the assembler state, so a feed that fails changes nothing. */
@@ -99,6 +101,7 @@ static embd_result run(const embd_detok *d, u8_state *st, const uint32_t *ids, s
                        embd_error *err) {
   const embd_tokmap *m = d->map;
   const int skip_special = (d->flags & EMBD_DETOK_SKIP_SPECIAL) != 0;
+  const int replace_unknown = (d->flags & EMBD_DETOK_REPLACE_UNKNOWN) != 0;
   for (size_t i = 0; i < n; i++) {
     uint32_t id = ids[i];
     if (m->has_fallback && id >= m->fb_start && id <= m->fb_end) {
@@ -106,6 +109,14 @@ static embd_result run(const embd_detok *d, u8_state *st, const uint32_t *ids, s
       continue;
     }
     const embd_tokmap_tok *t = embd_tokmap_find(m, id);
+    if (!t && replace_unknown) {
+      /* Like any non-byte token: it ends a pending sequence (U+FFFD for that), then its own
+       * U+FFFD. So the output is what the reference client's TextDecoder gives for the
+       * bytes before it followed by "\uFFFD". */
+      flush(st, s);
+      put_fffd(s);
+      continue;
+    }
     if (!t) {
       if (id >= m->vocab_size)
         return embd_fail(err, EMBD_ERR_UNKNOWN_TOKEN, i,
@@ -135,7 +146,8 @@ static void ok(embd_error *err) {
 
 embd_result embd_detok_create(const embd_tokmap *map, unsigned flags, embd_detok **out) {
   if (out) *out = NULL;
-  if (!map || !out || (flags & ~(EMBD_DETOK_SKIP_SPECIAL | EMBD_DETOK_PARTIAL)))
+  if (!map || !out ||
+      (flags & ~(EMBD_DETOK_SKIP_SPECIAL | EMBD_DETOK_PARTIAL | EMBD_DETOK_REPLACE_UNKNOWN)))
     return EMBD_ERR_INVALID_ARGUMENT;
   embd_detok *d = calloc(1, sizeof *d);
   if (!d) return EMBD_ERR_OUT_OF_MEMORY;
@@ -205,7 +217,8 @@ embd_result embd_detok_finish(embd_detok *d, char *out, size_t cap, size_t *writ
 
 size_t embd_detok_bound(const embd_tokmap *map, size_t n) {
   if (!map) return 0;
-  /* Per id: U+FFFD for an interrupted sequence plus the text (or a byte's own U+FFFD);
+  /* Per id: U+FFFD for an interrupted sequence plus the text (or a byte's own U+FFFD, or
+   * a replaced unknown id's);
    * a completed sequence is at most 4 bytes. Plus one final U+FFFD. */
   size_t per = map->max_len > SIZE_MAX - 3 ? SIZE_MAX : map->max_len + 3;
   if (per < 6) per = 6;

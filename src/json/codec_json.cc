@@ -16,7 +16,8 @@
 #include "fail.h"
 #include "json_strict.h"
 
-extern "C" embd_result embd_codec_ready_check_(const embd_codec_ready *r, embd_error *err);
+extern "C" embd_result embd_codec_ready_check_(const embd_codec_ready *r, int reading, embd_error *err);
+extern "C" void embd_codec_ready_norm_pins_(embd_codec_ready *r);
 
 namespace {
 
@@ -217,7 +218,8 @@ EMBD_API embd_result embd_codec_ready_parse(const char *json, size_t len, embd_c
   embd_result r = parse("READY", ready_fields, sizeof ready_fields / sizeof ready_fields[0], json,
                         len, &rd, &rd.storage_, err);
   if (r != EMBD_OK) return r;
-  r = embd_codec_ready_check_(&rd, err);
+  embd_codec_ready_norm_pins_(&rd); // SHA256: / upper-case hex read as sha256: + lower case
+  r = embd_codec_ready_check_(&rd, 1, err);
   if (r != EMBD_OK) {
     embd_codec_ready_free(&rd);
     return r;

@@ -15,6 +15,7 @@
 #include "embd/codec.h"
 #include "fail.h"
 #include "json_strict.h"
+#include "pin.h"
 #include "tokmap_internal.h"
 
 namespace {
@@ -442,18 +443,6 @@ struct loader {
   }
 };
 
-bool parse_expected(const char *s, char norm[EMBD_TOKMAP_SHA256_SIZE]) {
-  if (strncmp(s, "sha256:", 7) != 0 || strlen(s) != 71) return false;
-  memcpy(norm, "sha256:", 7);
-  for (int i = 7; i < 71; i++) {
-    int v = hexval(s[i]);
-    if (v < 0) return false;
-    norm[i] = "0123456789abcdef"[v];
-  }
-  norm[71] = 0;
-  return true;
-}
-
 }  // namespace
 
 extern "C" embd_result embd_tokmap_load(const char *json, size_t len, const char *expected_hash,
@@ -462,9 +451,10 @@ extern "C" embd_result embd_tokmap_load(const char *json, size_t len, const char
   if (!out || (!json && len))
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL out, or NULL json with length %zu", len);
   char want[EMBD_TOKMAP_SHA256_SIZE];
-  if (expected_hash && !parse_expected(expected_hash, want))
+  // the pin reader READY's map_hash goes through too (pin.h): one rule for what is accepted
+  if (expected_hash && !embd_sha256_pin_norm_(expected_hash, strlen(expected_hash), want))
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0,
-                "expected_hash is not \"sha256:\" and 64 hex digits");
+                "expected_hash is not \"sha256:\" or \"SHA256:\" and 64 hex digits");
   if (len > UINT32_MAX - 64)
     return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0, "map of %zu bytes: above the 4 GiB limit", len);
   embd_tokmap *m = static_cast<embd_tokmap *>(calloc(1, sizeof(embd_tokmap)));

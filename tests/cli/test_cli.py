@@ -667,14 +667,40 @@ def t_tokens_modes():
 def t_tokens_session_errors():
     ex = bytes.fromhex("020000000C0000C3510000C3520000C353")
     # Bad streams: what and where, exit 1.
-    expect(["tokens", "-"], 1, stdin=ex + b"\x09\x00\x00\x00\x00", err_has=["frame 1", "unknown frame type 0x09"])
+    # Frame types from 0x07 up (a newer protocol's): skipped by default, whatever their
+    # payload; an error with --strict-types, at the type byte.
+    newer = ex + b"\x09\x00\x00\x00\x03abc" + sframe(0xFF, b"\x00\x01\x02") + tokens_frame([5]) + sframe(3)
+    out, _ = expect(["tokens", "-"], 0, stdin=newer)
+    check(out == b"50001 50002 50003\n5\n", "tokens: newer frame types skipped: %r" % out)
+    out, _ = expect(["tokens", "--strict-types", "-"], 1, stdin=newer,
+                    err_has=["frame 1 at byte 17", "unknown frame type 0x09 (known: 0x00-0x06)"])
+    check(out == b"50001 50002 50003\n", "tokens --strict-types: the frame before: %r" % out)
+    expect(["tokens", "--max-frame", "2", "-"], 1, stdin=newer[17:],
+           err_has=["frame 0 at byte 0: type 0x09 payload of 3 bytes is above the maximum of 2"])
+    # An ERROR frame: what came before it is printed, then its text (escaped), exit 5; the
+    # frames after it are not read.
+    err_stream = ex + sframe(4, "model overloaded \u2013 retry\n".encode()) + tokens_frame([9]) + sframe(3)
+    out, err = expect(["tokens", "-"], 5, stdin=err_stream,
+                      err_has=["frame 1 at byte 17: ERROR frame from the peer: model overloaded \u2013 retry\\n"])
+    check(out == b"50001 50002 50003\n", "tokens: output before the ERROR frame: %r" % out)
+    o = path("err_out.txt")
+    expect(["tokens", "-o", o, "-"], 5, stdin=err_stream)
+    check(read("err_out.txt") == b"50001 50002 50003\n", "tokens -o: the text before the ERROR kept: %r" % read("err_out.txt"))
+    out, _ = expect(["tokens", "-"], 5, stdin=sframe(4), err_has=["frame 0 at byte 0: ERROR frame from the peer: "])
+    check(out == b"", "tokens: an ERROR frame first: no output: %r" % out)
+    long_err = sframe(4, b"x" * 10000)
+    _, err = expect(["tokens", "-"], 5, stdin=long_err)
+    check("x" * 4096 in err and "x" * 4097 not in err, "tokens: a long ERROR text is cut at 4096 bytes")
+    # A broken stream stays exit 1, an ERROR frame with invalid UTF-8 included.
+    expect(["tokens", "-"], 1, stdin=sframe(4, b"\xc0\xaf"), err_has=["invalid UTF-8"])
     expect(["tokens", "-"], 1, stdin=sframe(2, b"\x00\x00\x01"), err_has=["not a multiple of 4"])
     expect(["tokens", "-"], 1, stdin=sframe(3, b"x"), err_has=["EOS"])
     expect(["tokens", "--max-frame", "8", "-"], 1, stdin=tokens_frame([1, 2, 3]), err_has=["maximum"])
     out, _ = expect(["tokens", "-"], 0, stdin=b"")
     check(out == b"", "tokens: empty input, no output")
     expect(["tokens", "--mode", "xml"], 2, err_has=["unknown mode"])
-    expect(["tokens", "--skip-special", "-"], 2, stdin=ex, err_has=["needs --map"])
+    for opt in ("--skip-special", "--replace-unknown", "--reference"):
+        expect(["tokens", opt, "-"], 2, stdin=ex, err_has=["need --map"])
     expect(["tokens", path("nope.codec")], 3)
 
 
@@ -692,9 +718,27 @@ def t_tokens_map(ex):
     import hashlib
     h = "sha256:" + hashlib.sha256(open(MAP, "rb").read()).hexdigest()
     expect(["tokens", "--map", MAP, "--map-hash", h, "-"], 0, stdin=s2)
+    # the peers' spellings of the pin: SHA256: and upper-case hex
+    expect(["tokens", "--map", MAP, "--map-hash", "SHA256:" + h[7:].upper(), "-"], 0, stdin=s2)
+    expect(["tokens", "--map", MAP, "--map-hash", "Sha256:" + h[7:], "-"], 2, stdin=s2,
+           err_has=['expected_hash is not "sha256:" or "SHA256:" and 64 hex digits'])
     expect(["tokens", "--map", MAP, "--map-hash", "sha256:" + "0" * 64, "-"], 1, stdin=s2,
            err_has=["sha256"])
     expect(["tokens", "--map", MAP, "-"], 1, stdin=tokens_frame([259, 1000]), err_has=["1000"])
+    # The reference client's defaults: an unknown id is U+FFFD (ending a pending byte
+    # sequence: one U+FFFD for that, one for the id), specials skipped.
+    fffd = "\ufffd"
+    unk = tokens_frame([259, 1000]) + tokens_frame([3 + 0xE2, 3 + 0x82]) + tokens_frame([4294967295, 2, 261])
+    out, _ = expect(["tokens", "--map", MAP, "--replace-unknown", "-"], 0, stdin=unk)
+    check(out.decode() == "Hello" + fffd + fffd + fffd + "</s>!\n", "tokens --replace-unknown: %r" % out)
+    out, _ = expect(["tokens", "--map", MAP, "--reference", "-"], 0, stdin=unk)
+    check(out.decode() == "Hello" + fffd * 3 + "!\n", "tokens --reference: %r" % out)
+    out, _ = expect(["tokens", "--map", MAP, "--reference", "-"], 0, stdin=s2)
+    check(out.decode() == "Hello world\U0001F600!\n", "tokens --reference, no unknown id: %r" % out)
+    # Ill-formed bytes: U+FFFD per maximal subpart (Unicode's example 61 F1 80 80 E1 80 C2 62)
+    mal = tokens_frame([3 + b for b in bytes.fromhex("61F18080E180C262")])
+    out, _ = expect(["tokens", "--map", MAP, "-"], 0, stdin=mal)
+    check(out.decode() == "a" + fffd * 3 + "b\n", "tokens: maximal subparts: %r" % out)
     expect(["tokens", "--map", write("bad.json", '{"id": 3}'), "-"], 1, stdin=ex)
     expect(["tokens", "--map", path("missing.json"), "-"], 3, stdin=ex)
 
