@@ -246,7 +246,9 @@ static const float *dtype_values(const float *v, float *q, size_t n, embd_dtype 
   if (d != EMBD_DTYPE_INT8 && d != EMBD_DTYPE_UINT8) return v;
   const float lo = d == EMBD_DTYPE_UINT8 ? 0.0f : -128.0f;
   for (size_t i = 0; i < n; i++) {
-    const float t = nearbyintf(v[i] * 1000.0f) + (d == EMBD_DTYPE_UINT8 ? 128.0f : 0.0f);
+    /* round half away from zero by hand: no libm for the tool (the minimal build) */
+    const float x = v[i] * 1000.0f;
+    const float t = (float)(long)(x + (x < 0 ? -0.5f : 0.5f)) + (d == EMBD_DTYPE_UINT8 ? 128.0f : 0.0f);
     q[i] = t < lo ? lo : t > lo + 255.0f ? lo + 255.0f : t;
   }
   return q;
