@@ -121,7 +121,8 @@ static void usage(FILE *f) {
       "      --reference     the reference client's defaults: --skip-special and\n"
       "                      --replace-unknown (default: embd's strict rendering)\n"
       "      --max-frame N   largest frame payload accepted, bytes (default 16 MiB)\n"
-      "      --strict-types  session: a frame type from 0x07 up is an error (exit 1)\n"
+      "      --strict-types  session: a frame type from 0x07 up is an error (exit 1); a usage\n"
+      "                      error with --mode msgpack or protobuf\n"
       "  -o, --output FILE   write here instead of stdout\n"
       "  -h, --help          this text\n"
       "\n"
@@ -198,6 +199,8 @@ int cmd_tokens(int argc, char **argv) {
   }
   if (argc - optind > 1) return cli_usage("one input at most (got %d)", argc - optind);
   if (hash && !map_path) return cli_usage("--map-hash needs --map");
+  if (strict_types && (mode == MODE_MSGPACK || mode == MODE_PROTOBUF))
+    return cli_usage("--strict-types is for session frames (the stream modes have no frame types)");
   if (detok_flags && !map_path)
     return cli_usage("--skip-special, --replace-unknown and --reference need --map");
   const char *path = optind < argc ? argv[optind] : "-";

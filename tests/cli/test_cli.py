@@ -675,6 +675,9 @@ def t_tokens_session_errors():
     out, _ = expect(["tokens", "--strict-types", "-"], 1, stdin=newer,
                     err_has=["frame 1 at byte 17", "unknown frame type 0x09 (known: 0x00-0x06)"])
     check(out == b"50001 50002 50003\n", "tokens --strict-types: the frame before: %r" % out)
+    for m in ("msgpack", "protobuf"):
+        expect(["tokens", "--strict-types", "--mode", m, "-"], 2, stdin=b"",
+               err_has=["--strict-types is for session frames"])
     expect(["tokens", "--max-frame", "2", "-"], 1, stdin=newer[17:],
            err_has=["frame 0 at byte 0: type 0x09 payload of 3 bytes is above the maximum of 2"])
     # An ERROR frame: what came before it is printed, then its text (escaped), exit 5; the
