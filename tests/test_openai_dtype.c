@@ -458,6 +458,15 @@ static void test_options(void **state) {
   assert_int_equal(embd_openai_decode(&e, s, strlen(s), &o, &err), EMBD_ERR_INVALID_ARGUMENT);
   o = opts(EMBD_DTYPE_F32, EMBD_ORDER_LE, 0x2);
   assert_int_equal(embd_openai_decode(&e, s, strlen(s), &o, &err), EMBD_ERR_INVALID_ARGUMENT);
+  /* the 32 bits of room beside expected_dims, and a dtype beyond 32 bits */
+  o = opts(EMBD_DTYPE_F32, EMBD_ORDER_LE, 0);
+  o.reserved32_ = 1;
+  assert_int_equal(embd_openai_decode(&e, s, strlen(s), &o, &err), EMBD_ERR_INVALID_ARGUMENT);
+  assert_string_equal(err.message, "options: reserved32_ not zero");
+  o = opts(EMBD_DTYPE_F32, EMBD_ORDER_LE, 0);
+  o.dtype = UINT64_C(1) << 32;
+  assert_int_equal(embd_openai_decode(&e, s, strlen(s), &o, &err), EMBD_ERR_INVALID_ARGUMENT);
+  assert_string_equal(err.message, "options: dtype 4294967296 is not a dtype");
   /* expected_dims */
   o = opts(EMBD_DTYPE_F32, EMBD_ORDER_LE, 0);
   o.expected_dims = 3;

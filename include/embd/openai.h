@@ -157,19 +157,22 @@ typedef struct embd_openai_options {
   uint32_t max_dims;     /* 0 = no limit; above: EMBD_ERR_OPENAI_DIMS */
   size_t padding;        /* ignored (the decoder never reads past json[len]); kept so that
                             code setting it keeps compiling */
-  /* 0.3: the element type the request asked for (vLLM embed_dtype, Cohere
-   * embedding_types, Voyage/Mistral output_dtype, Jina embedding_type) and, for the
-   * multi-byte dtypes, the byte order of base64 and bytes bodies (vLLM endianness; "native"
-   * means the server's: say which). Zero = f32, little-endian = what 0.2 decoded. These
-   * took one reserved_ slot (two 32-bit halves). */
-  embd_dtype dtype;
-  embd_byte_order byte_order;
-  /* 0.3: flags (EMBD_OPENAI_KEEP_DTYPE) and the exact dims expected (0 = any; else
-   * EMBD_ERR_OPENAI_DIMS when they differ). One reserved_ slot. */
+  /* 0.3: the element type the request asked for (an embd_dtype: vLLM embed_dtype, Cohere
+   * embedding_types, Voyage/Mistral output_dtype, Jina embedding_type). Zero = f32, what
+   * 0.2 decoded. A uint64_t, so that it fills reserved_[0]'s slot exactly on every ABI
+   * (an enum there would move into the padding before the slot on 32-bit hosts). */
+  uint64_t dtype;
+  /* 0.3 (reserved_[1]'s slot): for the multi-byte dtypes the byte order of base64 and
+   * bytes bodies (an embd_byte_order: vLLM endianness; "native" means the server's: say
+   * which; zero = little-endian), and flags (EMBD_OPENAI_KEEP_DTYPE). */
+  uint32_t byte_order;
   uint32_t flags;
+  /* 0.3 (reserved_[2]'s slot): the exact dims expected (0 = any; else
+   * EMBD_ERR_OPENAI_DIMS when they differ), and 32 bits of room that must be zero. */
   uint32_t expected_dims;
+  uint32_t reserved32_;
   /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
-  uint64_t reserved_[2];
+  uint64_t reserved_[1];
   void *reserved_ptr_[2];
 } embd_openai_options;
 

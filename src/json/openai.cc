@@ -37,16 +37,20 @@
 
 namespace {
 
-// The options grew by taking reserved slots (embd/common.h "Growing the ABI"): dtype and
-// byte_order share the first one, flags and expected_dims the second. The size and every
-// older offset must stay.
-static_assert(sizeof(embd_dtype) == 4 && sizeof(embd_byte_order) == 4, "enums are 32-bit");
-static_assert(offsetof(embd_openai_options, dtype) == offsetof(embd_openai_options, padding) + sizeof(size_t),
-              "dtype takes reserved_[0]");
-static_assert(offsetof(embd_openai_options, flags) == offsetof(embd_openai_options, dtype) + 8,
-              "flags takes reserved_[1]");
-static_assert(offsetof(embd_openai_options, reserved_) == offsetof(embd_openai_options, dtype) + 16,
-              "two reserved_ slots left");
+// The options grew by taking reserved slots (embd/common.h "Growing the ABI"): dtype the
+// first (a uint64_t: an enum would sit in the padding before it on 32-bit hosts),
+// byte_order and flags the second, expected_dims and reserved32_ the third. The size and
+// every older offset must stay, on every ABI.
+static_assert(offsetof(embd_openai_options, dtype) % 8 == 0 &&
+                  offsetof(embd_openai_options, dtype) ==
+                      (offsetof(embd_openai_options, padding) + sizeof(size_t) + 7) / 8 * 8,
+              "dtype takes reserved_[0]'s slot");
+static_assert(offsetof(embd_openai_options, byte_order) == offsetof(embd_openai_options, dtype) + 8,
+              "byte_order and flags take reserved_[1]'s slot");
+static_assert(offsetof(embd_openai_options, expected_dims) == offsetof(embd_openai_options, dtype) + 16,
+              "expected_dims and reserved32_ take reserved_[2]'s slot");
+static_assert(offsetof(embd_openai_options, reserved_) == offsetof(embd_openai_options, dtype) + 24,
+              "one reserved_ slot left");
 
 // Grows *p to hold at least n elements of T (contents kept). false: out of memory.
 template <class T>
@@ -1212,16 +1216,15 @@ struct run_args {
 embd_result check_options(const embd_openai_options *opt, embd_error *err) {
   if (!opt) return EMBD_OK;
   if (!EMBD_RESERVED_OK(opt)) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved_ fields not zero");
-  // Read as integers: in C++ loading an enum object holding a value outside the enum's
-  // range is undefined, and a C caller may have stored anything there.
-  uint32_t t, o;
-  static_assert(sizeof t == sizeof opt->dtype && sizeof o == sizeof opt->byte_order, "32-bit enums");
-  memcpy(&t, &opt->dtype, sizeof t);
-  memcpy(&o, &opt->byte_order, sizeof o);
-  if (t >= EMBD_DTYPE_COUNT_)
-    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: dtype %u is not a dtype", static_cast<unsigned>(t));
-  if (o > EMBD_ORDER_BE)
-    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: byte_order %u is not one", static_cast<unsigned>(o));
+  // Integers, checked before they become enums (a C caller may have stored anything).
+  if (opt->reserved32_)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: reserved32_ not zero");
+  if (opt->dtype >= EMBD_DTYPE_COUNT_)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: dtype %llu is not a dtype",
+                     static_cast<unsigned long long>(opt->dtype));
+  if (opt->byte_order > EMBD_ORDER_BE)
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: byte_order %u is not one",
+                     static_cast<unsigned>(opt->byte_order));
   if (opt->flags & ~EMBD_OPENAI_KNOWN_FLAGS)
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "options: unknown flags 0x%x", static_cast<unsigned>(opt->flags));
   return EMBD_OK;
@@ -1237,8 +1240,8 @@ embd_result run(embd_openai_embeddings *e, const run_args &a, const embd_openai_
     clear(e);
     return r;
   }
-  const embd_dtype dtype = opt ? opt->dtype : EMBD_DTYPE_F32;
-  const embd_byte_order order = opt ? opt->byte_order : EMBD_ORDER_LE;
+  const embd_dtype dtype = opt ? static_cast<embd_dtype>(opt->dtype) : EMBD_DTYPE_F32;
+  const embd_byte_order order = opt ? static_cast<embd_byte_order>(opt->byte_order) : EMBD_ORDER_LE;
   const bool keep = opt && (opt->flags & EMBD_OPENAI_KEEP_DTYPE);
   if (append && e->count) {
     // The rows already there and these must be of one kind to be stitched.
