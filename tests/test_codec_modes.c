@@ -664,6 +664,9 @@ static const bad bads[] = {
     {MODE_PROTO, B("\0\0\0\6\x08\x00\x08\x07\x28\x02"), 100, 0, 0, 7, "ids_delta[1] = 7 (a step of -4 from 2)", EMBD_CODEC_STREAM_DELTA},
     {MODE_PROTO, B("\0\0\0\x09\x28\xff\xff\xff\xff\x0f\x0a\x01\x02"), 100, 0, 0, 12, "ids_delta[0] = 2 (a step of 1 from 4294967295)", EMBD_CODEC_STREAM_DELTA},
     {MODE_PROTO, B("\0\0\0\2\x20\x01"), 100, 0, 0, 4, "tool_calls (field 4) has wire type 0", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\x09\x0a\x05\x80\x80\x80\x80\x10\x28\x00"), 100, 0, 0, 6, "ids_delta[0] = 4294967296 is above UINT32_MAX", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\x08\x08\x80\x80\x80\x80\x10\x28\x00"), 100, 0, 0, 5, "ids_delta[0] = 4294967296 is above UINT32_MAX", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\x03\x0a\x01\x80"), 100, 0, 0, 6, "ids_delta[0]: varint runs past the end of the packed ids", EMBD_CODEC_STREAM_DELTA},
     /* protobuf-delta, base_id in field 4 (spec v0.5, the option) */
     {MODE_PROTO, B("\0\0\0\2\x10\x00"), 100, 0, 0, 0, "no base_id (field 4)", EMBD_CODEC_STREAM_DELTA | EMBD_CODEC_STREAM_BASE_ID_4},
     {MODE_PROTO, B("\0\0\0\2\x28\x01"), 100, 0, 0, 0, "no base_id (field 4)", EMBD_CODEC_STREAM_DELTA | EMBD_CODEC_STREAM_BASE_ID_4},

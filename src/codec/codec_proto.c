@@ -143,6 +143,7 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
   const uint32_t bf = (r->opt.flags & EMBD_CODEC_STREAM_BASE_ID_4) ? 4 : 5;
   int has_base = 0;
   uint32_t base_id = 0;
+  const char *idn = delta ? "ids_delta" : "ids"; /* field 1's name in messages */
 #define AT(x) (base + (uint64_t)((x) - p))
   while (q < end) {
     const uint8_t *tag_at = q;
@@ -172,7 +173,7 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
           has_base = 1;
         } else if (field == 1) { /* an unpacked id */
           if (v > UINT32_MAX)
-            return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu] = %" PRIu64 " is above UINT32_MAX", n, v);
+            return pb_stick(r, PB_ERR, AT(v_at), "%s[%zu] = %" PRIu64 " is above UINT32_MAX", idn, n, v);
           if (n >= r->opt.max_ids)
             return pb_stick(r, PB_ERR, AT(v_at), "more than max_ids (%zu) ids", r->opt.max_ids);
           if (!pb_ids_reserve(r, n + 1)) return pb_stick(r, EMBD_ERR_OUT_OF_MEMORY, AT(v_at), "out of memory for ids");
@@ -239,10 +240,10 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
             uint64_t v;
             vr = pb_varint(&s, e, &v);
             if (vr == 1)
-              return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu]: varint runs past the end of the packed ids (unterminated)", n);
-            if (vr == 2) return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu]: varint longer than 10 bytes", n);
+              return pb_stick(r, PB_ERR, AT(v_at), "%s[%zu]: varint runs past the end of the packed ids (unterminated)", idn, n);
+            if (vr == 2) return pb_stick(r, PB_ERR, AT(v_at), "%s[%zu]: varint longer than 10 bytes", idn, n);
             if (v > UINT32_MAX)
-              return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu] = %" PRIu64 " is above UINT32_MAX", n, v);
+              return pb_stick(r, PB_ERR, AT(v_at), "%s[%zu] = %" PRIu64 " is above UINT32_MAX", idn, n, v);
             ids[n++] = (uint32_t)v;
           }
         } else if (field == 2) {
