@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 
-typedef enum { MODE_AUTO, MODE_SESSION, MODE_MSGPACK, MODE_PROTOBUF } tok_mode;
+typedef enum { MODE_AUTO, MODE_SESSION, MODE_MSGPACK, MODE_PROTOBUF, MODE_MSGPACK_DELTA, MODE_PROTOBUF_DELTA } tok_mode;
 
 typedef struct tok_ctx {
   cli_out out;
@@ -110,6 +110,8 @@ static void usage(FILE *f) {
       "                               frame ends the stream with its text and exit 5\n"
       "                      msgpack  msgpack maps {ids, done, ...} back to back\n"
       "                      protobuf u32 big-endian length + CodecFrame, repeated\n"
+      "                      msgpack-delta, protobuf-delta  the delta variants (Codec\n"
+      "                               v0.5): base_id + zigzag deltas, ids printed whole\n"
       "                      default: msgpack when the stream starts with a msgpack map,\n"
       "                      else session (protobuf must be named)\n"
       "      --map FILE      detokenize with this tokenizer map (docs/TOKMAP.md)\n"
@@ -123,6 +125,8 @@ static void usage(FILE *f) {
       "      --max-frame N   largest frame payload accepted, bytes (default 16 MiB)\n"
       "      --strict-types  session: a frame type from 0x07 up is an error (exit 1); a usage\n"
       "                      error with --mode msgpack or protobuf\n"
+      "      --base-id-field N  protobuf-delta: base_id's field number, 5 (the Internet-Draft,\n"
+      "                      default) or 4 (spec v0.5); a usage error with other modes\n"
       "  -o, --output FILE   write here instead of stdout\n"
       "  -h, --help          this text\n"
       "\n"
@@ -165,13 +169,14 @@ int cmd_tokens(int argc, char **argv) {
                                        {"reference", no_argument, 0, 'R'},
                                        {"max-frame", required_argument, 0, 'F'},
                                        {"strict-types", no_argument, 0, 'T'},
+                                       {"base-id-field", required_argument, 0, 'B'},
                                        {"output", required_argument, 0, 'o'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   tok_mode mode = MODE_AUTO;
   const char *map_path = NULL, *hash = NULL, *out_path = NULL;
   unsigned detok_flags = 0; /* EMBD_DETOK_* from the options; PARTIAL added below */
-  int strict_types = 0, o;
+  int strict_types = 0, base_id_field = 0, o;
   uint64_t max_frame = 16u << 20;
   optind = 1;
   while ((o = getopt_long(argc, argv, "m:o:h", opts, NULL)) != -1) {
@@ -180,7 +185,11 @@ int cmd_tokens(int argc, char **argv) {
         if (!strcmp(optarg, "session")) mode = MODE_SESSION;
         else if (!strcmp(optarg, "msgpack")) mode = MODE_MSGPACK;
         else if (!strcmp(optarg, "protobuf")) mode = MODE_PROTOBUF;
-        else return cli_usage("unknown mode '%s' (session, msgpack or protobuf)", cli_esc(optarg));
+        else if (!strcmp(optarg, "msgpack-delta")) mode = MODE_MSGPACK_DELTA;
+        else if (!strcmp(optarg, "protobuf-delta")) mode = MODE_PROTOBUF_DELTA;
+        else
+          return cli_usage("unknown mode '%s' (session, msgpack, protobuf, msgpack-delta or protobuf-delta)",
+                           cli_esc(optarg));
         break;
       case 'M': map_path = optarg; break;
       case 'H': hash = optarg; break;
@@ -192,6 +201,11 @@ int cmd_tokens(int argc, char **argv) {
           return cli_usage("--max-frame: '%s' is not a size from 1 to 4294967295", cli_esc(optarg));
         break;
       case 'T': strict_types = 1; break;
+      case 'B':
+        if (strcmp(optarg, "4") && strcmp(optarg, "5"))
+          return cli_usage("--base-id-field: '%s' is not 4 or 5", cli_esc(optarg));
+        base_id_field = optarg[0] - '0';
+        break;
       case 'o': out_path = optarg; break;
       case 'h': usage(stdout); return CLI_OK;
       default: return cli_usage("unknown option");
@@ -199,7 +213,9 @@ int cmd_tokens(int argc, char **argv) {
   }
   if (argc - optind > 1) return cli_usage("one input at most (got %d)", argc - optind);
   if (hash && !map_path) return cli_usage("--map-hash needs --map");
-  if (strict_types && (mode == MODE_MSGPACK || mode == MODE_PROTOBUF))
+  if (base_id_field && mode != MODE_PROTOBUF_DELTA)
+    return cli_usage("--base-id-field is for --mode protobuf-delta");
+  if (strict_types && mode != MODE_AUTO && mode != MODE_SESSION)
     return cli_usage("--strict-types is for session frames (the stream modes have no frame types)");
   if (detok_flags && !map_path)
     return cli_usage("--skip-special, --replace-unknown and --reference need --map");
@@ -248,11 +264,15 @@ int cmd_tokens(int argc, char **argv) {
     so.max_frame_bytes = (size_t)max_frame;
     so.on_frame = on_stream;
     so.user = &c;
-    r = mode == MODE_MSGPACK ? embd_codec_msgpack_create(&so, &mr) : embd_codec_proto_create(&so, &pr);
+    if (mode == MODE_MSGPACK_DELTA || mode == MODE_PROTOBUF_DELTA) so.flags = EMBD_CODEC_STREAM_DELTA;
+    if (base_id_field == 4) so.flags |= EMBD_CODEC_STREAM_BASE_ID_4;
+    r = mode == MODE_MSGPACK || mode == MODE_MSGPACK_DELTA ? embd_codec_msgpack_create(&so, &mr)
+                                                           : embd_codec_proto_create(&so, &pr);
   }
   if (r != EMBD_OK) {
     cli_msg("cannot create the %s reader: %s", mode == MODE_SESSION ? "session"
-                                               : mode == MODE_MSGPACK ? "msgpack" : "protobuf",
+                                               : mode == MODE_MSGPACK || mode == MODE_MSGPACK_DELTA ? "msgpack"
+                                                                                                    : "protobuf",
             embd_strerror(r));
     rc = cli_exit_for(r);
     goto done_out;

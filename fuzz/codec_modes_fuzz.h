@@ -1,12 +1,16 @@
 /* Shared body of fuzz_codec_msgpack.c and fuzz_codec_proto.c (embd/codec_stream.h).
  *
  * Input: byte 0 picks max_frame_bytes (1 << (b0 % 16), at least 1) and max_ids (0 = the
- * default, or b0 >> 4 when that is non-zero); bytes 1-2 (LE) seed the chunk boundaries;
- * the rest is the stream. The stream is decoded in one feed and in fuzzer-chosen chunks:
+ * default, or b0 >> 4 when that is non-zero); bytes 1-2 (LE) seed the chunk boundaries,
+ * and byte 2's top bits pick the variant: bit 6 EMBD_CODEC_STREAM_DELTA (msgpack-delta /
+ * protobuf-delta), bit 7 with it EMBD_CODEC_STREAM_BASE_ID_4 (protobuf only: base_id in
+ * field 4); the rest is the stream. The stream is decoded in one feed and in fuzzer-chosen chunks:
  * both must give the same frames (ids, done, finish_reason, tool_calls, offsets, sizes),
  * the same result, error offset and message. Every frame decoded is encoded again with
  * our encoder and decoded again to the same values (protobuf: except a frame the canonical
- * encoder cannot write, one with nothing in it). Errors must have a message. Any
+ * encoder cannot write, one with nothing in it; delta frames with the delta encoder, from
+ * a base_id the frame's own first id, so no step needs more than field 1's uint32). Errors
+ * must have a message. Any
  * difference aborts.
  */
 #ifndef EMBD_CODEC_MODES_FUZZ_H
@@ -25,6 +29,7 @@ typedef struct cmf_rec {
   size_t frames;
   int mode;
   int reencode;
+  uint64_t flags; /* EMBD_CODEC_STREAM_* of the readers */
 } cmf_rec;
 
 static void cmf_put(cmf_rec *r, const void *p, size_t n) {
@@ -41,10 +46,11 @@ static void cmf_put(cmf_rec *r, const void *p, size_t n) {
 
 static embd_result cmf_same(void *user, const embd_codec_stream_frame *f);
 
-static embd_result cmf_decode(int mode, const uint8_t *b, size_t len, const size_t *cuts, size_t ncuts,
-                              size_t max_frame, size_t max_ids, embd_codec_stream_frame_fn fn,
+static embd_result cmf_decode(int mode, uint64_t flags, const uint8_t *b, size_t len, const size_t *cuts,
+                              size_t ncuts, size_t max_frame, size_t max_ids, embd_codec_stream_frame_fn fn,
                               void *user, embd_error *err) {
-  embd_codec_stream_options o = {.max_frame_bytes = max_frame, .max_ids = max_ids, .on_frame = fn, .user = user};
+  embd_codec_stream_options o = {
+      .max_frame_bytes = max_frame, .max_ids = max_ids, .on_frame = fn, .user = user, .flags = flags};
   embd_codec_msgpack_reader *m = NULL;
   embd_codec_proto_reader *p = NULL;
   embd_result res = mode ? embd_codec_proto_create(&o, &p) : embd_codec_msgpack_create(&o, &m);
@@ -74,18 +80,28 @@ static embd_result cmf_on_frame(void *user, const embd_codec_stream_frame *f) {
   if (!r->reencode) return EMBD_OK;
   /* encode it again and decode that: the same values */
   size_t size = 0;
-  embd_result e = r->mode ? embd_codec_proto_encoded_size(f, &size) : embd_codec_msgpack_encoded_size(f, &size);
+  const int delta = (r->flags & EMBD_CODEC_STREAM_DELTA) != 0;
+  const uint64_t pflags = r->flags & EMBD_CODEC_STREAM_BASE_ID_4;
+  uint32_t base = f->n_ids ? f->ids[0] : 0; /* d[0] = 0; the other steps came from uint32s */
+  if (pflags && base > INT32_MAX) base = INT32_MAX; /* spec v0.5's int32; the step still fits */
+  embd_result e = delta ? (r->mode ? embd_codec_proto_delta_encoded_size(f, base, pflags, &size)
+                                   : embd_codec_msgpack_delta_encoded_size(f, base, &size))
+                  : r->mode ? embd_codec_proto_encoded_size(f, &size)
+                            : embd_codec_msgpack_encoded_size(f, &size);
   if (e != EMBD_OK) { /* every decoded frame encodes, the empty protobuf one too (10 00) */
     fprintf(stderr, "codec fuzz: a decoded frame does not encode (%d)\n", (int)e);
     abort();
   }
   uint8_t *buf = malloc(size ? size : 1);
   size_t w = 0;
-  e = r->mode ? embd_codec_proto_encode(f, buf, size, &w) : embd_codec_msgpack_encode(f, buf, size, &w);
+  e = delta ? (r->mode ? embd_codec_proto_delta_encode(f, base, pflags, buf, size, &w)
+                       : embd_codec_msgpack_delta_encode(f, base, buf, size, &w))
+      : r->mode ? embd_codec_proto_encode(f, buf, size, &w)
+                : embd_codec_msgpack_encode(f, buf, size, &w);
   if (e != EMBD_OK || w != size) abort();
   embd_error err;
   const embd_codec_stream_frame *orig = f;
-  e = cmf_decode(r->mode, buf, w, NULL, 0, w, 0, cmf_same, (void *)orig, &err);
+  e = cmf_decode(r->mode, r->flags, buf, w, NULL, 0, w, 0, cmf_same, (void *)orig, &err);
   if (e != EMBD_OK) {
     fprintf(stderr, "codec fuzz: our encoding does not decode: %s\n", err.message);
     abort();
@@ -127,12 +143,15 @@ static int cmf_run(int mode, const uint8_t *data, size_t size) {
   }
   cmf_rec a = {0}, c = {0};
   a.mode = c.mode = mode;
+  uint64_t flags = (data[2] & 0x40) ? EMBD_CODEC_STREAM_DELTA : 0;
+  if (mode && flags && (data[2] & 0x80)) flags |= EMBD_CODEC_STREAM_BASE_ID_4;
+  a.flags = c.flags = flags;
   a.reencode = 1;
   embd_error ea, ec;
   memset(&ea, 0, sizeof ea);
   memset(&ec, 0, sizeof ec);
-  embd_result ra = cmf_decode(mode, b, len, NULL, 0, max_frame, max_ids, cmf_on_frame, &a, &ea);
-  embd_result rc = cmf_decode(mode, b, len, cuts, n, max_frame, max_ids, cmf_on_frame, &c, &ec);
+  embd_result ra = cmf_decode(mode, flags, b, len, NULL, 0, max_frame, max_ids, cmf_on_frame, &a, &ea);
+  embd_result rc = cmf_decode(mode, flags, b, len, cuts, n, max_frame, max_ids, cmf_on_frame, &c, &ec);
   free(cuts);
   if (ra != rc || a.n != c.n || a.frames != c.frames || (a.n && memcmp(a.log, c.log, a.n)) ||
       (ra != EMBD_OK && (ea.offset != ec.offset || strcmp(ea.message, ec.message)))) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed corpora fuzz/corpus/codec_msgpack/ and fuzz/corpus/codec_proto/ for
 fuzz_codec_msgpack.c and fuzz_codec_proto.c: byte 0 = max_frame_bytes selector
-(1 << (b % 16)) and max_ids (b >> 4, 0 = default), bytes 1-2 = chunking seed, then the
+(1 << (b % 16)) and max_ids (b >> 4, 0 = default), bytes 1-2 = chunking seed (byte 2's
+bit 6: the delta variant, bit 7 with it: protobuf-delta's base_id in field 4), then the
 stream. Valid streams as the engines write them (vLLM's encoders, the forks' protobuf
 with done=false written out), canonical ones, and broken ones. Deterministic; msgpack is
 written by hand here (no Python package needed):
@@ -67,6 +68,54 @@ def pb_frame(ids, done, fr=None, tc=b"", forks=False):
     return struct.pack(">I", len(body)) + body
 
 
+def zigzag(d):
+    return 2 * d if d >= 0 else -2 * d - 1
+
+
+def deltas(ids, base):
+    out, prev = [], base
+    for i in ids:
+        out.append(zigzag(i - prev))
+        prev = i
+    return out
+
+
+def mp_delta_frame(ids, base, done, fr=None, tc=None):
+    # the Codec Python reference's key order: base_id, ids_delta, done, finish_reason
+    d = deltas(ids, base)
+    out = bytes([0x84 + (tc is not None)]) + mp_str("base_id") + mp_uint(base) + mp_str("ids_delta")
+    out += (bytes([0x90 | len(d)]) if len(d) < 16 else b"\xdc" + struct.pack(">H", len(d)))
+    out += b"".join(mp_uint(v) for v in d)
+    out += mp_str("done") + (b"\xc3" if done else b"\xc2")
+    out += mp_str("finish_reason") + (mp_str(fr) if fr is not None else b"\xc0")
+    if tc is not None:
+        out += mp_str("tool_calls") + tc
+    return out
+
+
+def pb_delta_frame(ids, base, done, field=5, fr=None, tc=b""):
+    body = b""
+    if ids:
+        packed = b"".join(varint(v) for v in deltas(ids, base))
+        body += b"\x0a" + varint(len(packed)) + packed
+    body += b"\x10" + (b"\x01" if done else b"\x00")
+    if fr is not None:
+        body += b"\x1a" + varint(len(fr)) + fr.encode()
+    if field == 4:
+        body += b"\x20" + varint(base) + tc
+    else:
+        body += tc + b"\x28" + varint(base)
+    return struct.pack(">I", len(body)) + body
+
+
+def delta_stream(frames, enc):
+    out, base = b"", 0
+    for f, done, fr in frames:
+        out += enc(f, base, done, fr)
+        base = f[-1] if f else base
+    return out
+
+
 def write(name, cases):
     out = os.path.join(HERE, "corpus", name)
     os.makedirs(out, exist_ok=True)
@@ -122,6 +171,29 @@ def main():
         "truncated": bytes([big, 4, 0]) + pb_frame([1, 2, 3], True)[:-2],
         "small_max_ids": bytes([0x2F, 1, 0]) + pb_frame([1, 2, 3], False),
     }
+    D, D4 = 0x40, 0xC0  # byte 2: the delta variant; protobuf's base_id in field 4
+    frames = [([9707, 9708, 11], False, None), ([], False, None), ([1879, 151643, 0], False, None),
+              ([2], True, "eos_token")]
+    mp.update({
+        "delta_stream": bytes([big, 1, D]) + delta_stream(frames, lambda f, b, d, r: mp_delta_frame(f, b, d, r)),
+        "delta_tool_calls": bytes([big, 3, D]) + mp_delta_frame([1, 2], 0, False, tc=tool),
+        "delta_max_u32": bytes([big, 2, D]) + mp_delta_frame([0xFFFFFFFF, 0], 0, True, "error"),
+        "delta_unknown_key": bytes([big, 4, D]) + b"\x83" + mp_str("delta") + b"\xc3" + mp_str("base_id") + b"\x0a" +
+        mp_str("ids_delta") + b"\x92\x03\x04",
+        "delta_below_0": bytes([big, 0, D]) + b"\x82" + mp_str("base_id") + b"\x03" + mp_str("ids_delta") + b"\x92\x01\x09",
+        "delta_plain_ids": bytes([big, 0, D]) + mp_frame([1], False),
+        "delta_no_base": bytes([big, 0, D]) + b"\x81" + mp_str("ids_delta") + b"\x90",
+    })
+    pb.update({
+        "delta_field5": bytes([big, 1, D]) + delta_stream(frames, lambda f, b, d, r: pb_delta_frame(f, b, d, 5, r)),
+        "delta_field4": bytes([big, 1, D4]) + delta_stream(frames, lambda f, b, d, r: pb_delta_frame(f, b, d, 4, r)),
+        "delta_field4_tool_calls": bytes([big, 3, D4]) + pb_delta_frame([1], 7, False, 4, tc=b"\x22\x0d\x0a\x0bget_weather"),
+        "delta_field5_tool_calls": bytes([big, 3, D]) + pb_delta_frame([1], 7, False, 5, tc=b"\x22\x0d\x0a\x0bget_weather"),
+        "delta_no_base": bytes([big, 0, D]) + pb_frame([1], False, forks=True),
+        "delta_base_late": bytes([big, 2, D]) + b"\0\0\0\x08\x0a\x02\x02\x04\x28\x07\x28\x0a",
+        "delta_below_0": bytes([big, 0, D]) + b"\0\0\0\5\x0a\x01\x03\x28\x01",
+        "delta_base_int32": bytes([big, 0, D4]) + b"\0\0\0\6\x20\x80\x80\x80\x80\x08",
+    })
     write("codec_msgpack", mp)
     write("codec_proto", pb)
 

@@ -91,12 +91,16 @@ static int rec_eq(const rec *a, const rec *b) {
 
 enum { MODE_MSGPACK, MODE_PROTO };
 
+/* EMBD_CODEC_STREAM_* flags for the readers run() makes (0: the plain modes). */
+static uint64_t g_flags;
+
 /* Feeds b[0..len) cut at cuts[0..ncuts) (increasing), then finish. */
 static void run(int mode, const uint8_t *b, size_t len, const size_t *cuts, size_t ncuts,
                 size_t max_frame, size_t max_ids, int do_finish, rec *r) {
   memset(r, 0, sizeof *r);
   r->stop_at = -1;
-  embd_codec_stream_options o = {.max_frame_bytes = max_frame, .max_ids = max_ids, .on_frame = on_frame, .user = r};
+  embd_codec_stream_options o = {
+      .max_frame_bytes = max_frame, .max_ids = max_ids, .on_frame = on_frame, .user = r, .flags = g_flags};
   embd_codec_msgpack_reader *m = NULL;
   embd_codec_proto_reader *p = NULL;
   if (mode == MODE_MSGPACK) assert_int_equal(embd_codec_msgpack_create(&o, &m), EMBD_OK);
@@ -587,52 +591,88 @@ typedef struct bad {
   size_t frames_before; /* frames delivered before the error */
   size_t offset;
   const char *msg; /* a substring of the message */
+  uint64_t flags;  /* EMBD_CODEC_STREAM_* of the reader */
 } bad;
 
 #define B(s) s, sizeof(s) - 1
 static const bad bads[] = {
     /* msgpack */
-    {MODE_MSGPACK, B("\x92\x01\x02"), 100, 0, 0, 0, "a frame is a map, this is an array"},
-    {MODE_MSGPACK, B("\x81\xa3ids\x91\x01\x05"), 100, 0, 1, 7, "a frame is a map, this is an integer"},
-    {MODE_MSGPACK, B("\x81\xa3idx\x90"), 100, 0, 0, 0, "no \"ids\" key"},
-    {MODE_MSGPACK, B("\x80"), 100, 0, 0, 0, "no \"ids\" key"},
-    {MODE_MSGPACK, B("\x81\xa3ids\x01"), 100, 0, 0, 5, "ids is an unsigned integer, expected an array"},
-    {MODE_MSGPACK, B("\x81\xa3ids\x94\x01\x02\x03\xa1x"), 100, 0, 0, 9, "ids[3] is a string, expected an unsigned integer"},
-    {MODE_MSGPACK, B("\x81\xa3ids\x92\x01\xff"), 100, 0, 0, 7, "ids[1] is a negative integer"},
-    {MODE_MSGPACK, B("\x81\xa3ids\x92\x01\xca\x3f\x80\x00\x00"), 100, 0, 0, 7, "ids[1] is a float"},
-    {MODE_MSGPACK, B("\x81\xa3ids\x91\xcf\x00\x00\x00\x01\x00\x00\x00\x00"), 100, 0, 0, 6, "ids[0] = 4294967296 is above UINT32_MAX"},
-    {MODE_MSGPACK, B("\x82\xa3ids\x90\xa4" "done\x01"), 100, 0, 0, 11, "done is an unsigned integer, expected a bool"},
-    {MODE_MSGPACK, B("\x82\xa3ids\x90\xad" "finish_reason\x01"), 100, 0, 0, 20, "finish_reason is an unsigned integer"},
-    {MODE_MSGPACK, B("\x82\xa3ids\x90\xa3ids\x90"), 100, 0, 0, 6, "duplicate key \"ids\""},
-    {MODE_MSGPACK, B("\x81\xa3ids\x93\x01\x02\x03"), 100, 2, 0, 5, "3 ids, above max_ids (2)"},
-    {MODE_MSGPACK, B("\x81\xa3ids\xdd\xff\xff\xff\xff"), 100, 0, 0, 5, "an array of 4294967295 elements does not fit"},
-    {MODE_MSGPACK, B("\xdf\xff\xff\xff\xff"), 100, 0, 0, 0, "a map of 4294967295 entries does not fit"},
-    {MODE_MSGPACK, B("\x81\xa3ids\xc6\xff\xff\xff\xff"), 100, 0, 0, 5, "a binary of 4294967295 bytes does not fit"},
-    {MODE_MSGPACK, B("\x81\xa3ids\x91\xc1"), 100, 0, 0, 6, "0xc1"},
-    {MODE_MSGPACK, B("\x81\xa3ids\x90\x81\xa3ids\x91\x01"), 6, 0, 1, 11, "an array of 1 elements does not fit in max_frame_bytes (6)"},
+    {MODE_MSGPACK, B("\x92\x01\x02"), 100, 0, 0, 0, "a frame is a map, this is an array", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\x91\x01\x05"), 100, 0, 1, 7, "a frame is a map, this is an integer", 0},
+    {MODE_MSGPACK, B("\x81\xa3idx\x90"), 100, 0, 0, 0, "no \"ids\" key", 0},
+    {MODE_MSGPACK, B("\x80"), 100, 0, 0, 0, "no \"ids\" key", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\x01"), 100, 0, 0, 5, "ids is an unsigned integer, expected an array", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\x94\x01\x02\x03\xa1x"), 100, 0, 0, 9, "ids[3] is a string, expected an unsigned integer", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\x92\x01\xff"), 100, 0, 0, 7, "ids[1] is a negative integer", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\x92\x01\xca\x3f\x80\x00\x00"), 100, 0, 0, 7, "ids[1] is a float", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\x91\xcf\x00\x00\x00\x01\x00\x00\x00\x00"), 100, 0, 0, 6, "ids[0] = 4294967296 is above UINT32_MAX", 0},
+    {MODE_MSGPACK, B("\x82\xa3ids\x90\xa4" "done\x01"), 100, 0, 0, 11, "done is an unsigned integer, expected a bool", 0},
+    {MODE_MSGPACK, B("\x82\xa3ids\x90\xad" "finish_reason\x01"), 100, 0, 0, 20, "finish_reason is an unsigned integer", 0},
+    {MODE_MSGPACK, B("\x82\xa3ids\x90\xa3ids\x90"), 100, 0, 0, 6, "duplicate key \"ids\"", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\x93\x01\x02\x03"), 100, 2, 0, 5, "3 ids, above max_ids (2)", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\xdd\xff\xff\xff\xff"), 100, 0, 0, 5, "an array of 4294967295 elements does not fit", 0},
+    {MODE_MSGPACK, B("\xdf\xff\xff\xff\xff"), 100, 0, 0, 0, "a map of 4294967295 entries does not fit", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\xc6\xff\xff\xff\xff"), 100, 0, 0, 5, "a binary of 4294967295 bytes does not fit", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\x91\xc1"), 100, 0, 0, 6, "0xc1", 0},
+    {MODE_MSGPACK, B("\x81\xa3ids\x90\x81\xa3ids\x91\x01"), 6, 0, 1, 11, "an array of 1 elements does not fit in max_frame_bytes (6)", 0},
     /* the prefix names the frame's first byte, err.offset the byte at fault */
-    {MODE_MSGPACK, B("\x81\xa3ids\x90"), 5, 0, 0, 5, "frame 0 at byte 0: frame larger than max_frame_bytes (5)"},
+    {MODE_MSGPACK, B("\x81\xa3ids\x90"), 5, 0, 0, 5, "frame 0 at byte 0: frame larger than max_frame_bytes (5)", 0},
     /* protobuf */
-    {MODE_PROTO, B("\0\0\1\0"), 100, 0, 0, 0, "length prefix 256 above max_frame_bytes (100)"},
-    {MODE_PROTO, B("\xff\xff\xff\xff"), 100, 0, 0, 0, "length prefix 4294967295 above"},
-    {MODE_PROTO, B("\0\0\0\3\x0a\x01\x80"), 100, 0, 0, 6, "ids[0]: varint runs past the end of the packed ids"},
-    {MODE_PROTO, B("\0\0\0\2\x08\x80"), 100, 0, 0, 5, "field 1: varint runs past the end of the frame"},
-    {MODE_PROTO, B("\0\0\0\x0c\x0a\x0a\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80"), 100, 0, 0, 6, "ids[0]: varint longer than 10 bytes"},
-    {MODE_PROTO, B("\0\0\0\x0b\x28\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02"), 100, 0, 0, 5, "field 5: varint longer than 10 bytes"},
-    {MODE_PROTO, B("\0\0\0\x07\x0a\x05\x80\x80\x80\x80\x10"), 100, 0, 0, 6, "ids[0] = 4294967296 is above UINT32_MAX"},
-    {MODE_PROTO, B("\0\0\0\x02\x0a\x05"), 100, 0, 0, 5, "field 1: length 5 runs past the end of the frame (0 bytes left)"},
-    {MODE_PROTO, B("\0\0\0\x02\x0b\x00"), 100, 0, 0, 4, "field 1 has wire type 3 (start group): groups are not supported"},
-    {MODE_PROTO, B("\0\0\0\x02\x2c\x00"), 100, 0, 0, 4, "field 5 has wire type 4 (end group)"},
-    {MODE_PROTO, B("\0\0\0\x02\x2e\x00"), 100, 0, 0, 4, "wire type 6 (undefined): not a protobuf wire type"},
-    {MODE_PROTO, B("\0\0\0\x02\x2f\x00"), 100, 0, 0, 4, "wire type 7"},
-    {MODE_PROTO, B("\0\0\0\x02\x00\x00"), 100, 0, 0, 4, "field number 0"},
-    {MODE_PROTO, B("\0\0\0\x02\x12\x00"), 100, 0, 0, 4, "done (field 2) has wire type 2"},
-    {MODE_PROTO, B("\0\0\0\x02\x18\x00"), 100, 0, 0, 4, "finish_reason (field 3) has wire type 0"},
-    {MODE_PROTO, B("\0\0\0\x05\x25\x00\x00\x00\x00"), 100, 0, 0, 4, "tool_calls (field 4) has wire type 5"},
-    {MODE_PROTO, B("\0\0\0\x03\x31\x00\x00"), 100, 0, 0, 5, "field 6: 8-byte value runs past"},
-    {MODE_PROTO, B("\0\0\0\x06\x80\x80\x80\x80\x80\x01"), 100, 0, 0, 4, "field tag longer than 5 bytes"},
-    {MODE_PROTO, B("\0\0\0\x01\x80"), 100, 0, 0, 4, "field tag runs past the end"},
-    {MODE_PROTO, B("\0\0\0\x05\x0a\x03\x01\x02\x03"), 100, 2, 0, 8, "more than max_ids (2) ids"},
+    {MODE_PROTO, B("\0\0\1\0"), 100, 0, 0, 0, "length prefix 256 above max_frame_bytes (100)", 0},
+    {MODE_PROTO, B("\xff\xff\xff\xff"), 100, 0, 0, 0, "length prefix 4294967295 above", 0},
+    {MODE_PROTO, B("\0\0\0\3\x0a\x01\x80"), 100, 0, 0, 6, "ids[0]: varint runs past the end of the packed ids", 0},
+    {MODE_PROTO, B("\0\0\0\2\x08\x80"), 100, 0, 0, 5, "field 1: varint runs past the end of the frame", 0},
+    {MODE_PROTO, B("\0\0\0\x0c\x0a\x0a\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80"), 100, 0, 0, 6, "ids[0]: varint longer than 10 bytes", 0},
+    {MODE_PROTO, B("\0\0\0\x0b\x28\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02"), 100, 0, 0, 5, "field 5: varint longer than 10 bytes", 0},
+    {MODE_PROTO, B("\0\0\0\x07\x0a\x05\x80\x80\x80\x80\x10"), 100, 0, 0, 6, "ids[0] = 4294967296 is above UINT32_MAX", 0},
+    {MODE_PROTO, B("\0\0\0\x02\x0a\x05"), 100, 0, 0, 5, "field 1: length 5 runs past the end of the frame (0 bytes left)", 0},
+    {MODE_PROTO, B("\0\0\0\x02\x0b\x00"), 100, 0, 0, 4, "field 1 has wire type 3 (start group): groups are not supported", 0},
+    {MODE_PROTO, B("\0\0\0\x02\x2c\x00"), 100, 0, 0, 4, "field 5 has wire type 4 (end group)", 0},
+    {MODE_PROTO, B("\0\0\0\x02\x2e\x00"), 100, 0, 0, 4, "wire type 6 (undefined): not a protobuf wire type", 0},
+    {MODE_PROTO, B("\0\0\0\x02\x2f\x00"), 100, 0, 0, 4, "wire type 7", 0},
+    {MODE_PROTO, B("\0\0\0\x02\x00\x00"), 100, 0, 0, 4, "field number 0", 0},
+    {MODE_PROTO, B("\0\0\0\x02\x12\x00"), 100, 0, 0, 4, "done (field 2) has wire type 2", 0},
+    {MODE_PROTO, B("\0\0\0\x02\x18\x00"), 100, 0, 0, 4, "finish_reason (field 3) has wire type 0", 0},
+    {MODE_PROTO, B("\0\0\0\x05\x25\x00\x00\x00\x00"), 100, 0, 0, 4, "tool_calls (field 4) has wire type 5", 0},
+    {MODE_PROTO, B("\0\0\0\x03\x31\x00\x00"), 100, 0, 0, 5, "field 6: 8-byte value runs past", 0},
+    {MODE_PROTO, B("\0\0\0\x06\x80\x80\x80\x80\x80\x01"), 100, 0, 0, 4, "field tag longer than 5 bytes", 0},
+    {MODE_PROTO, B("\0\0\0\x01\x80"), 100, 0, 0, 4, "field tag runs past the end", 0},
+    {MODE_PROTO, B("\0\0\0\x05\x0a\x03\x01\x02\x03"), 100, 2, 0, 8, "more than max_ids (2) ids", 0},
+    /* msgpack-delta */
+    {MODE_MSGPACK, B("\x82\xa7" "base_id\x00\xa3ids\x90"), 100, 0, 0, 10, "an \"ids\" key in a msgpack-delta frame", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x81\xa7" "base_id\x00"), 100, 0, 0, 0, "no \"ids_delta\" key", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x81\xa9ids_delta\x90"), 100, 0, 0, 0, "no \"base_id\" key", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x81\xa3ids\x90"), 100, 0, 0, 1, "an \"ids\" key in a msgpack-delta frame", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x82\xa7" "base_id\xa1x\xa9ids_delta\x90"), 100, 0, 0, 9, "base_id is a string, expected an unsigned integer", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x82\xa7" "base_id\xff\xa9ids_delta\x90"), 100, 0, 0, 9, "base_id is a negative integer", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x82\xa7" "base_id\xcf\x00\x00\x00\x01\x00\x00\x00\x00\xa9ids_delta\x90"), 100, 0, 0, 9, "base_id = 4294967296 is above UINT32_MAX", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x82\xa7" "base_id\x00\xa9ids_delta\x01"), 100, 0, 0, 20, "ids_delta is an unsigned integer, expected an array", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x82\xa7" "base_id\x00\xa9ids_delta\x91\xff"), 100, 0, 0, 21, "ids_delta[0] is a negative integer, expected an unsigned integer", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x82\xa7" "base_id\x03\xa9ids_delta\x92\x01\x09"), 100, 0, 0, 22, "ids_delta[1] = 9 (a step of -5 from 2) takes the id out of 0..UINT32_MAX", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x82\xa7" "base_id\xce\xff\xff\xff\xff\xa9ids_delta\x91\x02"), 100, 0, 0, 25, "ids_delta[0] = 2 (a step of 1 from 4294967295) takes the id out", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x82\xa7" "base_id\x00\xa9ids_delta\x91\xcf\xff\xff\xff\xff\xff\xff\xff\xff"), 100, 0, 0, 21, "(a step of -9223372036854775808 from 0)", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x83\xa7" "base_id\x00\xa7" "base_id\x00\xa9ids_delta\x90"), 100, 0, 0, 10, "duplicate key \"base_id\"", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x82\xa7" "base_id\x00\xa9ids_delta\x93\x01\x02\x03"), 100, 2, 0, 20, "3 ids, above max_ids (2)", EMBD_CODEC_STREAM_DELTA},
+    {MODE_MSGPACK, B("\x83\xa7" "base_id\x00\xa9ids_delta\x90\xa4" "done\x01"), 100, 0, 0, 26, "done is an unsigned integer, expected a bool", EMBD_CODEC_STREAM_DELTA},
+    /* protobuf-delta, base_id in field 5 (the draft) */
+    {MODE_PROTO, B("\0\0\0\2\x10\x00"), 100, 0, 0, 0, "no base_id (field 5): every protobuf-delta frame has one", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\0"), 100, 0, 0, 0, "no base_id (field 5)", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\2\x2a\x00"), 100, 0, 0, 4, "base_id (field 5) has wire type 2 (length-delimited), expected 0 (varint)", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\5\x2d\0\0\0\0"), 100, 0, 0, 4, "base_id (field 5) has wire type 5", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\6\x28\x80\x80\x80\x80\x10"), 100, 0, 0, 5, "base_id (field 5) = 4294967296 is above UINT32_MAX", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\5\x0a\x01\x03\x28\x01"), 100, 0, 0, 6, "ids_delta[0] = 3 (a step of -2 from 1) takes the id out of 0..UINT32_MAX", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\6\x08\x00\x08\x07\x28\x02"), 100, 0, 0, 7, "ids_delta[1] = 7 (a step of -4 from 2)", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\x09\x28\xff\xff\xff\xff\x0f\x0a\x01\x02"), 100, 0, 0, 12, "ids_delta[0] = 2 (a step of 1 from 4294967295)", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\2\x20\x01"), 100, 0, 0, 4, "tool_calls (field 4) has wire type 0", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\x09\x0a\x05\x80\x80\x80\x80\x10\x28\x00"), 100, 0, 0, 6, "ids_delta[0] = 4294967296 is above UINT32_MAX", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\x08\x08\x80\x80\x80\x80\x10\x28\x00"), 100, 0, 0, 5, "ids_delta[0] = 4294967296 is above UINT32_MAX", EMBD_CODEC_STREAM_DELTA},
+    {MODE_PROTO, B("\0\0\0\x03\x0a\x01\x80"), 100, 0, 0, 6, "ids_delta[0]: varint runs past the end of the packed ids", EMBD_CODEC_STREAM_DELTA},
+    /* protobuf-delta, base_id in field 4 (spec v0.5, the option) */
+    {MODE_PROTO, B("\0\0\0\2\x10\x00"), 100, 0, 0, 0, "no base_id (field 4)", EMBD_CODEC_STREAM_DELTA | EMBD_CODEC_STREAM_BASE_ID_4},
+    {MODE_PROTO, B("\0\0\0\2\x28\x01"), 100, 0, 0, 0, "no base_id (field 4)", EMBD_CODEC_STREAM_DELTA | EMBD_CODEC_STREAM_BASE_ID_4},
+    {MODE_PROTO, B("\0\0\0\6\x20\x80\x80\x80\x80\x08"), 100, 0, 0, 5, "base_id (field 4) = 2147483648 is above INT32_MAX", EMBD_CODEC_STREAM_DELTA | EMBD_CODEC_STREAM_BASE_ID_4},
+    {MODE_PROTO, B("\0\0\0\x0b\x20\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"), 100, 0, 0, 5, "base_id (field 4) = 18446744073709551615 is above INT32_MAX", EMBD_CODEC_STREAM_DELTA | EMBD_CODEC_STREAM_BASE_ID_4},
+    {MODE_PROTO, B("\0\0\0\5\x25\0\0\0\0"), 100, 0, 0, 4, "base_id (field 4) has wire type 5", EMBD_CODEC_STREAM_DELTA | EMBD_CODEC_STREAM_BASE_ID_4},
 };
 
 static void test_errors(void **state) {
@@ -640,6 +680,7 @@ static void test_errors(void **state) {
   for (size_t i = 0; i < sizeof bads / sizeof bads[0]; i++) {
     const bad *b = &bads[i];
     rec one, r;
+    g_flags = b->flags;
     run(b->mode, (const uint8_t *)b->bytes, b->len, NULL, 0, b->max_frame, b->max_ids, 1, &one);
     if (one.result != (b->mode == MODE_MSGPACK ? EMBD_ERR_MSGPACK : EMBD_ERR_PROTOBUF) ||
         one.err.offset != b->offset || one.n != b->frames_before || !strstr(one.err.message, b->msg))
@@ -652,6 +693,7 @@ static void test_errors(void **state) {
     rec_free(&r);
     rec_free(&one);
   }
+  g_flags = 0;
 }
 
 static void test_depth(void **state) {
@@ -713,6 +755,342 @@ static void test_no_endless_loop(void **state) {
   assert_int_equal(r.result, EMBD_ERR_MSGPACK);
   rec_free(&r);
   alarm(0);
+}
+
+/* ---- the delta variants ------------------------------------------------------------------- */
+
+/* zigzag(next - prev), written here from the rule (draft-dunn-codec-00 "Delta-varint axis":
+ * d[0] = zigzag(ids[0] - base_id), d[k] = zigzag(ids[k] - ids[k-1])), not the library's. */
+static uint64_t zz(uint32_t prev, uint32_t next) {
+  int64_t d = (int64_t)next - (int64_t)prev;
+  return d >= 0 ? (uint64_t)(2 * d) : (uint64_t)(-2 * d - 1);
+}
+
+/* msgpack-c writes what the Codec Python reference (msgspec) writes for a delta frame: a
+ * map base_id, ids_delta, done, finish_reason (nil when None), here plus tool_calls. */
+static void mp_pack_delta(msgpack_packer *pk, const want *w, uint32_t base) {
+  msgpack_pack_map(pk, 4 + (w->tool_calls > 0));
+  msgpack_pack_str_with_body(pk, "base_id", 7);
+  msgpack_pack_uint32(pk, base);
+  msgpack_pack_str_with_body(pk, "ids_delta", 9);
+  msgpack_pack_array(pk, w->n);
+  for (size_t i = 0; i < w->n; i++) msgpack_pack_uint64(pk, zz(i ? w->ids[i - 1] : base, w->ids[i]));
+  msgpack_pack_str_with_body(pk, "done", 4);
+  if (w->done) msgpack_pack_true(pk);
+  else msgpack_pack_false(pk);
+  msgpack_pack_str_with_body(pk, "finish_reason", 13);
+  if (w->fr) msgpack_pack_str_with_body(pk, w->fr, strlen(w->fr));
+  else msgpack_pack_nil(pk);
+  if (w->tool_calls) {
+    msgpack_pack_str_with_body(pk, "tool_calls", 10);
+    msgpack_pack_array(pk, (size_t)w->tool_calls);
+    for (int i = 0; i < w->tool_calls; i++) {
+      msgpack_pack_map(pk, 2);
+      msgpack_pack_str_with_body(pk, "name", 4);
+      msgpack_pack_str_with_body(pk, "get_weather", 11);
+      msgpack_pack_str_with_body(pk, "arguments_json", 14);
+      msgpack_pack_str_with_body(pk, "{\"city\":\"Oslo\"}", 15);
+    }
+  }
+}
+
+/* Checks what a delta reader delivered for wants[first..] (absolute ids back). */
+static void check_delta(const rec *r, size_t first, const char *what) {
+  if (r->result != EMBD_OK) fail_msg("%s: %s", what, r->err.message);
+  assert_int_equal(r->n, NWANTS - first);
+  for (size_t i = first; i < NWANTS; i++) {
+    const rec_frame *x = &r->f[i - first];
+    const want *w = &wants[i];
+    assert_int_equal(x->n_ids, w->n);
+    if (w->n) assert_memory_equal(x->ids, w->ids, w->n * 4);
+    assert_int_equal(x->done, w->done);
+    assert_int_equal(x->has_fr, w->fr != NULL);
+    if (w->fr) assert_int_equal(x->fr_len, strlen(w->fr));
+    assert_int_equal(x->has_tc, w->tool_calls > 0);
+  }
+}
+
+static void test_msgpack_delta(void **state) {
+  (void)state;
+  msgpack_sbuffer sb, tcb, one;
+  msgpack_sbuffer_init(&sb);
+  uint8_t *ours = malloc(1 << 16);
+  size_t len = 0;
+  uint32_t base = 0;
+  for (size_t i = 0; i < NWANTS; i++) {
+    const want *w = &wants[i];
+    msgpack_sbuffer_init(&one);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &one, msgpack_sbuffer_write);
+    mp_pack_delta(&pk, w, base);
+    msgpack_sbuffer_write(&sb, one.data, one.size);
+    /* the tool_calls value's bytes, as the encoder takes them */
+    msgpack_sbuffer_init(&tcb);
+    if (w->tool_calls) {
+      msgpack_packer tp;
+      msgpack_packer_init(&tp, &tcb, msgpack_sbuffer_write);
+      msgpack_pack_array(&tp, (size_t)w->tool_calls);
+      for (int k = 0; k < w->tool_calls; k++) {
+        msgpack_pack_map(&tp, 2);
+        msgpack_pack_str_with_body(&tp, "name", 4);
+        msgpack_pack_str_with_body(&tp, "get_weather", 11);
+        msgpack_pack_str_with_body(&tp, "arguments_json", 14);
+        msgpack_pack_str_with_body(&tp, "{\"city\":\"Oslo\"}", 15);
+      }
+    }
+    embd_codec_stream_frame f = {.ids = w->ids, .n_ids = w->n, .done = w->done, .finish_reason = w->fr,
+                                 .finish_reason_len = w->fr ? strlen(w->fr) : 0,
+                                 .tool_calls = w->tool_calls ? (const uint8_t *)tcb.data : NULL,
+                                 .tool_calls_len = w->tool_calls ? tcb.size : 0};
+    size_t sz = 0, wr = 0;
+    assert_int_equal(embd_codec_msgpack_delta_encoded_size(&f, base, &sz), EMBD_OK);
+    assert_int_equal(sz, one.size);
+    assert_int_equal(embd_codec_msgpack_delta_encode(&f, base, ours + len, sz - 1, &wr), EMBD_ERR_OUTPUT_TOO_SMALL);
+    assert_int_equal(wr, sz);
+    assert_int_equal(embd_codec_msgpack_delta_encode(&f, base, ours + len, sz, &wr), EMBD_OK);
+    assert_int_equal(wr, sz);
+    if (memcmp(ours + len, one.data, sz)) fail_msg("msgpack-delta frame %zu differs from msgpack-c's", i);
+    len += sz;
+    if (w->n) base = w->ids[w->n - 1]; /* the reference encoder's running base */
+    msgpack_sbuffer_destroy(&tcb);
+    msgpack_sbuffer_destroy(&one);
+  }
+  assert_int_equal(len, sb.size);
+  /* the peer's bytes for one frame, spelled out: ids [100, 101, 99] from base 0 */
+  {
+    static const uint32_t ids[] = {100, 101, 99};
+    static const uint8_t want_b[] = "\x84\xa7" "base_id\x00\xa9ids_delta\x93\xcc\xc8\x02\x03\xa4" "done\xc2\xad"
+                                    "finish_reason\xc0";
+    embd_codec_stream_frame f = {.ids = ids, .n_ids = 3};
+    uint8_t b[64];
+    size_t wr = 0;
+    assert_int_equal(embd_codec_msgpack_delta_encode(&f, 0, b, sizeof b, &wr), EMBD_OK);
+    assert_int_equal(wr, sizeof want_b - 1);
+    assert_memory_equal(b, want_b, wr);
+  }
+  g_flags = EMBD_CODEC_STREAM_DELTA;
+  rec r, r1;
+  run1(MODE_MSGPACK, (const uint8_t *)sb.data, sb.size, &r);
+  check_delta(&r, 0, "msgpack-delta");
+  size_t *cuts = malloc(sb.size * sizeof *cuts);
+  for (size_t k = 0; k + 1 < sb.size; k++) cuts[k] = k + 1;
+  run(MODE_MSGPACK, (const uint8_t *)sb.data, sb.size, cuts, sb.size - 1, 1 << 20, 0, 1, &r1);
+  assert_true(rec_eq(&r, &r1));
+  rec_free(&r1);
+  rec_free(&r);
+  /* the same bytes in plain msgpack mode: no "ids" key */
+  g_flags = 0;
+  run1(MODE_MSGPACK, (const uint8_t *)sb.data, sb.size, &r);
+  assert_int_equal(r.result, EMBD_ERR_MSGPACK);
+  assert_non_null(strstr(r.err.message, "no \"ids\" key"));
+  rec_free(&r);
+  /* a plain stream in delta mode: the shapes do not mix */
+  g_flags = EMBD_CODEC_STREAM_DELTA;
+  run1(MODE_MSGPACK, (const uint8_t *)"\x82\xa3ids\x91\x05\xa4" "done\xc3", 12, &r);
+  assert_int_equal(r.result, EMBD_ERR_MSGPACK);
+  rec_free(&r);
+  g_flags = 0;
+  /* an unknown "delta" key (spec v0.5's summary) is ignored like any other */
+  {
+    g_flags = EMBD_CODEC_STREAM_DELTA;
+    static const uint8_t b[] = "\x83\xa5" "delta\xc3\xa7" "base_id\x0a\xa9ids_delta\x92\x03\x04";
+    run1(MODE_MSGPACK, b, sizeof b - 1, &r);
+    assert_int_equal(r.result, EMBD_OK);
+    assert_int_equal(r.n, 1);
+    assert_int_equal(r.f[0].n_ids, 2);
+    assert_int_equal(r.f[0].ids[0], 8); /* 10 - 2 */
+    assert_int_equal(r.f[0].ids[1], 10); /* 8 + 2 */
+    rec_free(&r);
+    g_flags = 0;
+  }
+  /* a big jump needs a 9-byte msgpack integer: still encodable and decodable */
+  {
+    static const uint32_t ids[] = {UINT32_MAX, 0};
+    embd_codec_stream_frame f = {.ids = ids, .n_ids = 2};
+    uint8_t b[64];
+    size_t wr = 0;
+    assert_int_equal(embd_codec_msgpack_delta_encode(&f, 0, b, sizeof b, &wr), EMBD_OK);
+    g_flags = EMBD_CODEC_STREAM_DELTA;
+    run1(MODE_MSGPACK, b, wr, &r);
+    assert_int_equal(r.result, EMBD_OK);
+    assert_int_equal(r.f[0].ids[0], UINT32_MAX);
+    assert_int_equal(r.f[0].ids[1], 0);
+    rec_free(&r);
+    g_flags = 0;
+  }
+  /* options: BASE_ID_4 is protobuf's; unknown bits are refused */
+  embd_codec_stream_options o = {.max_frame_bytes = 64, .on_frame = on_frame, .user = &r};
+  embd_codec_msgpack_reader *m = NULL;
+  o.flags = EMBD_CODEC_STREAM_DELTA | EMBD_CODEC_STREAM_BASE_ID_4;
+  assert_int_equal(embd_codec_msgpack_create(&o, &m), EMBD_ERR_INVALID_ARGUMENT);
+  o.flags = 4;
+  assert_int_equal(embd_codec_msgpack_create(&o, &m), EMBD_ERR_INVALID_ARGUMENT);
+  assert_null(m);
+  free(cuts);
+  free(ours);
+  msgpack_sbuffer_destroy(&sb);
+}
+
+/* protobuf-c's pack of the oracle messages (proto/codec.proto: CodecDeltaFrame for the
+ * draft's field 5, CodecDeltaFrameSpec for spec v0.5's field 4), tool-call records after. */
+static size_t pb_pack_delta(const want *w, uint32_t base, int spec, uint8_t *out) {
+  uint32_t d[16];
+  for (size_t i = 0; i < w->n; i++) {
+    uint64_t z = zz(i ? w->ids[i - 1] : base, w->ids[i]);
+    assert_true(z <= UINT32_MAX);
+    d[i] = (uint32_t)z;
+  }
+  size_t n;
+  if (!spec) {
+    CodecDeltaFrame f = CODEC_DELTA_FRAME__INIT;
+    ToolCall tc[4], *tcp[4];
+    f.n_ids_delta = w->n;
+    f.ids_delta = d;
+    f.has_done = 1;
+    f.done = w->done;
+    f.finish_reason = (char *)(uintptr_t)w->fr;
+    for (int i = 0; i < w->tool_calls; i++) {
+      tool_call__init(&tc[i]);
+      tc[i].name = (char *)"get_weather";
+      tc[i].arguments_json = (char *)"{\"city\":\"Oslo\"}";
+      tc[i].id = (char *)"tc_1";
+      tcp[i] = &tc[i];
+    }
+    f.n_tool_calls = (size_t)w->tool_calls;
+    f.tool_calls = tcp;
+    f.has_base_id = 1;
+    f.base_id = base;
+    n = codec_delta_frame__pack(&f, out + 4);
+  } else {
+    CodecDeltaFrameSpec f = CODEC_DELTA_FRAME_SPEC__INIT;
+    f.n_ids_delta = w->n;
+    f.ids_delta = d;
+    f.has_done = 1;
+    f.done = w->done;
+    f.finish_reason = (char *)(uintptr_t)w->fr;
+    f.has_base_id = 1;
+    f.base_id = (int32_t)base;
+    n = codec_delta_frame_spec__pack(&f, out + 4);
+    if (w->tool_calls) { /* field 4's records follow base_id (4) in field order */
+      uint8_t tmp[1024];
+      want t = {NULL, 0, 0, NULL, w->tool_calls};
+      size_t tn = pb_pack_frame(&t, 0, tmp);
+      memcpy(out + 4 + n, tmp + 4, tn - 4);
+      n += tn - 4;
+    }
+  }
+  out[0] = (uint8_t)(n >> 24);
+  out[1] = (uint8_t)(n >> 16);
+  out[2] = (uint8_t)(n >> 8);
+  out[3] = (uint8_t)n;
+  return n + 4;
+}
+
+static void test_proto_delta(void **state) {
+  (void)state;
+  uint8_t *ref = malloc(1 << 16), *ours = malloc(1 << 16), tcb[1024];
+  for (int spec = 0; spec <= 1; spec++) {
+    const uint64_t eflags = spec ? EMBD_CODEC_STREAM_BASE_ID_4 : 0;
+    size_t rl = 0, ol = 0;
+    uint32_t base = 0;
+    /* wants[0] jumps from 151643 to UINT32_MAX: zigzag 2^33-ish, no uint32 field holds it */
+    {
+      embd_codec_stream_frame f = {.ids = wants[0].ids, .n_ids = wants[0].n};
+      size_t sz = 0;
+      assert_int_equal(embd_codec_proto_delta_encoded_size(&f, 0, eflags, &sz), EMBD_ERR_INVALID_ARGUMENT);
+    }
+    for (size_t i = 1; i < NWANTS; i++) {
+      const want *w = &wants[i];
+      size_t n = pb_pack_delta(w, base, spec, ref + rl);
+      size_t tcn = 0;
+      if (w->tool_calls) {
+        want t = {NULL, 0, 0, NULL, w->tool_calls};
+        tcn = pb_pack_frame(&t, 0, tcb) - 4;
+      }
+      embd_codec_stream_frame f = {.ids = w->ids, .n_ids = w->n, .done = w->done, .finish_reason = w->fr,
+                                   .finish_reason_len = w->fr ? strlen(w->fr) : 0,
+                                   .tool_calls = tcn ? tcb + 4 : NULL, .tool_calls_len = tcn};
+      size_t sz = 0, wr = 0;
+      assert_int_equal(embd_codec_proto_delta_encoded_size(&f, base, eflags, &sz), EMBD_OK);
+      assert_int_equal(sz, n);
+      assert_int_equal(embd_codec_proto_delta_encode(&f, base, eflags, ours + ol, sz, &wr), EMBD_OK);
+      if (memcmp(ours + ol, ref + rl, n)) fail_msg("protobuf-delta (%s) frame %zu differs from protobuf-c's",
+                                                   spec ? "field 4" : "field 5", i);
+      if (!spec) { /* and protobuf-c reads ours back */
+        CodecDeltaFrame *u = codec_delta_frame__unpack(NULL, n - 4, ours + ol + 4);
+        assert_non_null(u);
+        assert_true(u->has_base_id);
+        assert_int_equal(u->base_id, base);
+        assert_int_equal(u->n_ids_delta, w->n);
+        assert_int_equal(u->n_tool_calls, (size_t)w->tool_calls);
+        codec_delta_frame__free_unpacked(u, NULL);
+      }
+      rl += n;
+      ol += n;
+      if (w->n) base = w->ids[w->n - 1];
+    }
+    g_flags = EMBD_CODEC_STREAM_DELTA | eflags;
+    rec r, r1;
+    run1(MODE_PROTO, ref, rl, &r);
+    check_delta(&r, 1, spec ? "protobuf-delta field 4" : "protobuf-delta field 5");
+    size_t *cuts = malloc(rl * sizeof *cuts);
+    for (size_t k = 0; k + 1 < rl; k++) cuts[k] = k + 1;
+    run(MODE_PROTO, ref, rl, cuts, rl - 1, 1 << 20, 0, 1, &r1);
+    assert_true(rec_eq(&r, &r1));
+    rec_free(&r1);
+    rec_free(&r);
+    /* the other numbering reads the stream wrongly, and says so */
+    g_flags = EMBD_CODEC_STREAM_DELTA | (spec ? 0 : EMBD_CODEC_STREAM_BASE_ID_4);
+    run1(MODE_PROTO, ref, rl, &r);
+    assert_int_equal(r.result, EMBD_ERR_PROTOBUF);
+    assert_non_null(strstr(r.err.message, spec ? "tool_calls (field 4) has wire type 0" : "no base_id (field 4)"));
+    rec_free(&r);
+    g_flags = 0;
+    free(cuts);
+  }
+  /* base_id after the deltas (any field order is valid protobuf), and the last one wins */
+  {
+    static const uint8_t b[] = "\0\0\0\x08\x0a\x02\x02\x04\x28\x07\x28\x0a";
+    g_flags = EMBD_CODEC_STREAM_DELTA;
+    rec r;
+    run1(MODE_PROTO, b, sizeof b - 1, &r);
+    assert_int_equal(r.result, EMBD_OK);
+    assert_int_equal(r.f[0].n_ids, 2);
+    assert_int_equal(r.f[0].ids[0], 11);
+    assert_int_equal(r.f[0].ids[1], 13);
+    rec_free(&r);
+    g_flags = 0;
+  }
+  /* encoder arguments: unknown flags, an int32 base_id above INT32_MAX in field 4 */
+  {
+    static const uint32_t ids[] = {5};
+    embd_codec_stream_frame f = {.ids = ids, .n_ids = 1};
+    size_t sz = 0;
+    assert_int_equal(embd_codec_proto_delta_encoded_size(&f, 0, 4, &sz), EMBD_ERR_INVALID_ARGUMENT);
+    assert_int_equal(embd_codec_proto_delta_encoded_size(&f, 0, EMBD_CODEC_STREAM_DELTA, &sz),
+                     EMBD_ERR_INVALID_ARGUMENT);
+    assert_int_equal(embd_codec_proto_delta_encoded_size(&f, 0x80000000u, EMBD_CODEC_STREAM_BASE_ID_4, &sz),
+                     EMBD_ERR_INVALID_ARGUMENT);
+    assert_int_equal(embd_codec_proto_delta_encoded_size(&f, 0x80000000u, 0, &sz), EMBD_OK);
+    /* the smallest delta frame: no ids, done false, base_id 0: 00 00 00 04 10 00 28 00 */
+    embd_codec_stream_frame e = {0};
+    uint8_t b[16];
+    size_t wr = 0;
+    assert_int_equal(embd_codec_proto_delta_encode(&e, 0, 0, b, sizeof b, &wr), EMBD_OK);
+    assert_int_equal(wr, 8);
+    assert_memory_equal(b, "\0\0\0\x04\x10\x00\x28\x00", 8);
+  }
+  /* options */
+  rec r;
+  embd_codec_stream_options o = {.max_frame_bytes = 64, .on_frame = on_frame, .user = &r};
+  embd_codec_proto_reader *p = NULL;
+  o.flags = EMBD_CODEC_STREAM_BASE_ID_4; /* without DELTA it means nothing */
+  assert_int_equal(embd_codec_proto_create(&o, &p), EMBD_ERR_INVALID_ARGUMENT);
+  o.flags = 4;
+  assert_int_equal(embd_codec_proto_create(&o, &p), EMBD_ERR_INVALID_ARGUMENT);
+  assert_null(p);
+  free(ref);
+  free(ours);
 }
 
 static void test_behaviour(void **state) {
@@ -778,7 +1156,8 @@ int main(void) {
       cmocka_unit_test(test_bytes_per_token), cmocka_unit_test(test_small_chunkings),
       cmocka_unit_test(test_large_random),   cmocka_unit_test(test_errors),
       cmocka_unit_test(test_depth),          cmocka_unit_test(test_no_endless_loop),
-      cmocka_unit_test(test_behaviour),
+      cmocka_unit_test(test_behaviour),     cmocka_unit_test(test_msgpack_delta),
+      cmocka_unit_test(test_proto_delta),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

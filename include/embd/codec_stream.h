@@ -101,10 +101,42 @@ typedef struct embd_codec_stream_options {
   size_t max_ids;         /* ids per frame; 0 = max_frame_bytes (each id takes >= 1 byte) */
   embd_codec_stream_frame_fn on_frame; /* required */
   void *user;
+  /* 0.3: EMBD_CODEC_STREAM_* flags (zero: the plain modes, as before). Took one reserved_
+   * slot; unknown bits, and EMBD_CODEC_STREAM_BASE_ID_4 without EMBD_CODEC_STREAM_DELTA
+   * or on a msgpack reader, are EMBD_ERR_INVALID_ARGUMENT. */
+  uint64_t flags;
   /* Room for later fields: must be zero (embd/common.h, "Growing the ABI"). */
-  uint64_t reserved_[4];
+  uint64_t reserved_[3];
   void *reserved_ptr_[2];
 } embd_codec_stream_options;
+
+/* The delta variants (stream_format "msgpack-delta" / "protobuf-delta", Codec v0.5-1):
+ * frames carry base_id (the last id of the previous frame, 0 for the first) and zigzag
+ * chained deltas, d[0] = zigzag(ids[0] - base_id), d[k] = zigzag(ids[k] - ids[k-1]).
+ * Readers rebuild the absolute ids from each frame alone (no state across frames: a
+ * dropped frame does not desynchronise) and deliver them in frame->ids as in the plain
+ * modes. Shapes, in the reader with EMBD_CODEC_STREAM_DELTA:
+ *   msgpack-delta: { "base_id": uint, "ids_delta": [uint, ...], "done": bool,
+ *                    "finish_reason": str | nil, "tool_calls"?: any }
+ *     base_id (<= UINT32_MAX) and ids_delta (unsigned integers, zigzag values) are
+ *     required; an "ids" key is an error (a server MUST NOT mix the shapes: draft
+ *     "Liberal/Conservative Acceptance"); done, finish_reason, tool_calls as in msgpack
+ *     mode; other keys are ignored (spec v0.5's summary mentions a "delta" flag: ignored).
+ *   protobuf-delta: the CodecFrame of protobuf mode, field 1 holding the zigzag deltas
+ *     (packed or not, each <= UINT32_MAX: the field is uint32), base_id a varint in field
+ *     5 (the Internet-Draft's `optional uint32 base_id = 5`, the default) or, with
+ *     EMBD_CODEC_STREAM_BASE_ID_4, in field 4 (spec v0.5's `int32 base_id = 4`: a varint
+ *     in field 4 is base_id, at most INT32_MAX; length-delimited field-4 records stay
+ *     tool_calls). base_id is required (the draft: "Required when delta-varint encoding
+ *     is in use"); the last one wins, as for any proto3 scalar. With base_id in field 5,
+ *     field 4 stays tool_calls only and field 5 is no longer skipped as unknown.
+ *   Both: every rebuilt id must lie in 0..UINT32_MAX, else an error naming the delta
+ *     ("ids_delta[2] = 7 (a step of -4 from 3) takes the id out of 0..UINT32_MAX",
+ *     err->offset at that delta).
+ *   More than max_ids deltas is an error, as for ids. */
+#define EMBD_CODEC_STREAM_DELTA 1u     /* the reader decodes msgpack-delta / protobuf-delta */
+#define EMBD_CODEC_STREAM_BASE_ID_4 2u /* protobuf-delta: base_id in field 4 (spec v0.5), not 5 (draft) */
+#define EMBD_CODEC_STREAM_KNOWN_FLAGS (EMBD_CODEC_STREAM_DELTA | EMBD_CODEC_STREAM_BASE_ID_4)
 
 typedef struct embd_codec_msgpack_reader embd_codec_msgpack_reader;
 typedef struct embd_codec_proto_reader embd_codec_proto_reader;
@@ -143,6 +175,28 @@ EMBD_API embd_result embd_codec_msgpack_encode(const embd_codec_stream_frame *f,
                                                size_t *written);
 EMBD_API embd_result embd_codec_proto_encode(const embd_codec_stream_frame *f, void *out, size_t cap,
                                              size_t *written);
+
+/* The delta variants' encoders: one frame of f's ids as deltas against base_id (the last
+ * id of the previous frame the caller sent, 0 for the stream's first; the caller keeps it
+ * across frames, leaving it unchanged after a frame without ids, as the reference encoder
+ * does). msgpack-delta writes what the Codec repository's Python reference
+ * (codecai/stream_delta.py, msgspec) writes: a map of "base_id", "ids_delta", "done",
+ * "finish_reason" (nil when NULL) in that order, then "tool_calls" when present, each
+ * value in its shortest encoding. protobuf-delta: field 1 the packed zigzag deltas
+ * (omitted when none), done always, finish_reason when not NULL, then base_id always, in
+ * field-number order (field 5, or field 4 before the tool_calls records with flags =
+ * EMBD_CODEC_STREAM_BASE_ID_4; 0 otherwise), then tool_calls. EMBD_ERR_INVALID_ARGUMENT
+ * as for the plain encoders, for unknown flags, and (protobuf) for a delta whose zigzag
+ * value does not fit field 1's uint32 (a jump of 2^31 or more between neighbouring ids)
+ * or, in field 4 (int32), a base_id above INT32_MAX. */
+EMBD_API embd_result embd_codec_msgpack_delta_encoded_size(const embd_codec_stream_frame *f, uint32_t base_id,
+                                                           size_t *size);
+EMBD_API embd_result embd_codec_msgpack_delta_encode(const embd_codec_stream_frame *f, uint32_t base_id,
+                                                     void *out, size_t cap, size_t *written);
+EMBD_API embd_result embd_codec_proto_delta_encoded_size(const embd_codec_stream_frame *f, uint32_t base_id,
+                                                         uint64_t flags, size_t *size);
+EMBD_API embd_result embd_codec_proto_delta_encode(const embd_codec_stream_frame *f, uint32_t base_id,
+                                                   uint64_t flags, void *out, size_t cap, size_t *written);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "embd/codec_stream.h"
+#include "delta.h"
 #include "framer.h"
 
 #define MP_ERR EMBD_ERR_MSGPACK
@@ -287,15 +288,21 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
                     "msgpack-c could not unpack the frame (msgpack_unpack returned %d)", (int)ur);
   const msgpack_object_kv *kvs = obj.via.map.ptr;
   const uint32_t nkv = obj.via.map.size;
-  int64_t at_ids = -1, at_done = -1, at_fr = -1, at_tc = -1;
+  /* msgpack-delta (embd/codec_stream.h): the same map with base_id + ids_delta in place
+   * of ids; one pass over the same code, the ids array's name and meaning switched. */
+  const int delta = (r->opt.flags & EMBD_CODEC_STREAM_DELTA) != 0;
+  const char *ids_key = delta ? "ids_delta" : "ids";
+  int64_t at_ids = -1, at_done = -1, at_fr = -1, at_tc = -1, at_base = -1, at_plain = -1;
   for (uint32_t i = 0; i < nkv; i++) {
     const msgpack_object_kv kv = mp_kv(kvs, i);
     const msgpack_object *k = &kv.key;
-    int64_t *slot = mp_key_is(k, "ids", 3)             ? &at_ids
-                    : mp_key_is(k, "done", 4)          ? &at_done
-                    : mp_key_is(k, "finish_reason", 13) ? &at_fr
-                    : mp_key_is(k, "tool_calls", 10)    ? &at_tc
-                                                        : NULL;
+    int64_t *slot = mp_key_is(k, ids_key, strlen(ids_key))   ? &at_ids
+                    : mp_key_is(k, "done", 4)                 ? &at_done
+                    : mp_key_is(k, "finish_reason", 13)       ? &at_fr
+                    : mp_key_is(k, "tool_calls", 10)          ? &at_tc
+                    : delta && mp_key_is(k, "base_id", 7)     ? &at_base
+                    : delta && mp_key_is(k, "ids", 3)         ? &at_plain
+                                                              : NULL;
     if (!slot) continue; /* unknown keys are ignored */
     if (*slot >= 0) {
       size_t ko = mp_value_at(p, n, i, -2);
@@ -303,12 +310,32 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
     }
     *slot = i;
   }
-  if (at_ids < 0) return mp_stick(r, MP_ERR, base, "no \"ids\" key (every frame has one, [] when empty)");
-  msgpack_object_kv kv = mp_kv(kvs, (size_t)at_ids);
-  const msgpack_object *v = &kv.val;
+  if (at_plain >= 0) /* the draft: a server MUST NOT mix the two shapes */
+    return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_plain, -2),
+                    "an \"ids\" key in a msgpack-delta frame (expected \"base_id\" and \"ids_delta\")");
+  if (at_ids < 0)
+    return delta ? mp_stick(r, MP_ERR, base, "no \"ids_delta\" key (every msgpack-delta frame has one, [] when empty)")
+                 : mp_stick(r, MP_ERR, base, "no \"ids\" key (every frame has one, [] when empty)");
+  uint32_t base_id = 0;
+  msgpack_object_kv kv;
+  const msgpack_object *v;
+  if (delta) {
+    if (at_base < 0) return mp_stick(r, MP_ERR, base, "no \"base_id\" key (every msgpack-delta frame has one)");
+    kv = mp_kv(kvs, (size_t)at_base);
+    v = &kv.val;
+    if (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_base, -1),
+                      "base_id is %s, expected an unsigned integer", mp_obj_type(v));
+    if (v->via.u64 > UINT32_MAX)
+      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_base, -1),
+                      "base_id = %" PRIu64 " is above UINT32_MAX", v->via.u64);
+    base_id = (uint32_t)v->via.u64;
+  }
+  kv = mp_kv(kvs, (size_t)at_ids);
+  v = &kv.val;
   if (v->type != MSGPACK_OBJECT_ARRAY)
-    return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "ids is %s, expected an array",
-                    mp_obj_type(v));
+    return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "%s is %s, expected an array",
+                    ids_key, mp_obj_type(v));
   const size_t nid = v->via.array.size;
   if (nid > r->opt.max_ids)
     return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "%zu ids, above max_ids (%zu)", nid,
@@ -323,11 +350,22 @@ static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size
     r->ids_cap = cap;
   }
   const msgpack_object *e = v->via.array.ptr;
+  uint32_t prev = base_id;
   for (size_t i = 0; i < nid; i++) {
     const msgpack_object ei = mp_elem(e, i);
     if (ei.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
       return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
-                      "ids[%zu] is %s, expected an unsigned integer", i, mp_obj_type(&ei));
+                      "%s[%zu] is %s, expected an unsigned integer", ids_key, i, mp_obj_type(&ei));
+    if (delta) {
+      uint32_t id;
+      if (!embd_codec_unzigzag(prev, ei.via.u64, &id))
+        return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
+                        "ids_delta[%zu] = %" PRIu64 " (a step of %" PRId64 " from %" PRIu32
+                        ") takes the id out of 0..UINT32_MAX", i, ei.via.u64, embd_codec_step(ei.via.u64), prev);
+      prev = id;
+      r->ids[i] = prev;
+      continue;
+    }
     if (ei.via.u64 > UINT32_MAX)
       return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
                       "ids[%zu] = %" PRIu64 " is above UINT32_MAX", i, ei.via.u64);
@@ -394,7 +432,8 @@ static const embd_framer_ops mp_ops = {mp_need, mp_whole, NULL, NULL, 1};
 embd_result embd_codec_msgpack_create(const embd_codec_stream_options *opt,
                                       embd_codec_msgpack_reader **out) {
   if (out) *out = NULL;
-  if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame || !EMBD_RESERVED_OK(opt))
+  if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame || !EMBD_RESERVED_OK(opt) ||
+      (opt->flags & ~(uint64_t)EMBD_CODEC_STREAM_DELTA)) /* BASE_ID_4 is protobuf's */
     return EMBD_ERR_INVALID_ARGUMENT;
   embd_codec_msgpack_reader *r = calloc(1, sizeof *r);
   if (!r) return EMBD_ERR_OUT_OF_MEMORY;
@@ -439,10 +478,20 @@ embd_result embd_codec_msgpack_finish(embd_codec_msgpack_reader *r, embd_error *
 
 /* ---- the encoder -------------------------------------------------------------------------- */
 
-static size_t mp_uint_len(uint32_t v) { return v < 0x80 ? 1 : v <= 0xff ? 2 : v <= 0xffff ? 3 : 5; }
+static size_t mp_uint_len(uint64_t v) {
+  return v < 0x80 ? 1 : v <= 0xff ? 2 : v <= 0xffff ? 3 : v <= 0xffffffffu ? 5 : 9;
+}
 static size_t mp_str_hdr(uint64_t n) { return n < 32 ? 1 : n <= 0xff ? 2 : n <= 0xffff ? 3 : 5; }
 
-static embd_result mp_size(const embd_codec_stream_frame *f, uint64_t *size) {
+/* The value written for element i: the id (plain) or its zigzag delta (delta mode). */
+static uint64_t mp_elem_value(const embd_codec_stream_frame *f, int delta, uint32_t base_id, size_t i) {
+  if (!delta) return f->ids[i];
+  return embd_codec_zigzag(i ? f->ids[i - 1] : base_id, f->ids[i]);
+}
+
+/* One encoder for both shapes (delta: msgpack-delta with base_id, the Python reference's
+ * key order; else the vLLM shape). */
+static embd_result mp_size(const embd_codec_stream_frame *f, int delta, uint32_t base_id, uint64_t *size) {
   if (!f || (!f->ids && f->n_ids) || (!f->tool_calls && f->tool_calls_len) ||
       (!f->finish_reason && f->finish_reason_len))
     return EMBD_ERR_INVALID_ARGUMENT;
@@ -450,22 +499,15 @@ static embd_result mp_size(const embd_codec_stream_frame *f, uint64_t *size) {
     return EMBD_ERR_INVALID_ARGUMENT;
   if (f->tool_calls && (!f->tool_calls_len || mp_skip(f->tool_calls, f->tool_calls_len) != f->tool_calls_len))
     return EMBD_ERR_INVALID_ARGUMENT;
-  uint64_t s = 1 + 4 + (f->n_ids < 16 ? 1 : f->n_ids <= 0xffff ? 3 : 5);
-  for (size_t i = 0; i < f->n_ids; i++) s += mp_uint_len(f->ids[i]);
+  uint64_t s = 1 + (delta ? 8 + mp_uint_len(base_id) + 10 : 4) + (f->n_ids < 16 ? 1 : f->n_ids <= 0xffff ? 3 : 5);
+  for (size_t i = 0; i < f->n_ids; i++) s += mp_uint_len(mp_elem_value(f, delta, base_id, i));
   s += 5 + 1;
   if (f->finish_reason) s += 14 + mp_str_hdr(f->finish_reason_len) + f->finish_reason_len;
+  else if (delta) s += 14 + 1; /* msgspec writes finish_reason: nil */
   if (f->tool_calls) s += 11 + f->tool_calls_len;
   if ((uint64_t)(size_t)s != s) return EMBD_ERR_INVALID_ARGUMENT;
   *size = s;
   return EMBD_OK;
-}
-
-embd_result embd_codec_msgpack_encoded_size(const embd_codec_stream_frame *f, size_t *size) {
-  uint64_t s;
-  if (!size) return EMBD_ERR_INVALID_ARGUMENT;
-  embd_result r = mp_size(f, &s);
-  if (r == EMBD_OK) *size = (size_t)s;
-  return r;
 }
 
 static uint8_t *mp_put_be(uint8_t *q, uint64_t v, unsigned n) {
@@ -473,19 +515,47 @@ static uint8_t *mp_put_be(uint8_t *q, uint64_t v, unsigned n) {
   return q + n;
 }
 
-embd_result embd_codec_msgpack_encode(const embd_codec_stream_frame *f, void *out, size_t cap, size_t *written) {
+static uint8_t *mp_put_uint(uint8_t *q, uint64_t v) {
+  if (v < 0x80) {
+    *q++ = (uint8_t)v;
+  } else if (v <= 0xff) {
+    *q++ = 0xcc;
+    *q++ = (uint8_t)v;
+  } else if (v <= 0xffff) {
+    *q++ = 0xcd;
+    q = mp_put_be(q, v, 2);
+  } else if (v <= 0xffffffffu) {
+    *q++ = 0xce;
+    q = mp_put_be(q, v, 4);
+  } else {
+    *q++ = 0xcf;
+    q = mp_put_be(q, v, 8);
+  }
+  return q;
+}
+
+static embd_result mp_encode(const embd_codec_stream_frame *f, int delta, uint32_t base_id, void *out, size_t cap,
+                             size_t *written) {
   uint64_t s;
   if (written) *written = 0;
-  embd_result r = mp_size(f, &s);
+  embd_result r = mp_size(f, delta, base_id, &s);
   if (r != EMBD_OK) return r;
   if (cap < s || !out) {
     if (written) *written = (size_t)s;
     return out || !cap ? EMBD_ERR_OUTPUT_TOO_SMALL : EMBD_ERR_INVALID_ARGUMENT;
   }
   uint8_t *q = (uint8_t *)out;
-  *q++ = (uint8_t)(0x80 | (2 + !!f->finish_reason + !!f->tool_calls));
-  memcpy(q, "\xa3ids", 4);
-  q += 4;
+  if (delta) {
+    *q++ = (uint8_t)(0x80 | (4 + !!f->tool_calls));
+    memcpy(q, "\xa7" "base_id", 8);
+    q = mp_put_uint(q + 8, base_id);
+    memcpy(q, "\xa9" "ids_delta", 10);
+    q += 10;
+  } else {
+    *q++ = (uint8_t)(0x80 | (2 + !!f->finish_reason + !!f->tool_calls));
+    memcpy(q, "\xa3ids", 4);
+    q += 4;
+  }
   if (f->n_ids < 16) {
     *q++ = (uint8_t)(0x90 | f->n_ids);
   } else if (f->n_ids <= 0xffff) {
@@ -495,21 +565,7 @@ embd_result embd_codec_msgpack_encode(const embd_codec_stream_frame *f, void *ou
     *q++ = 0xdd;
     q = mp_put_be(q, f->n_ids, 4);
   }
-  for (size_t i = 0; i < f->n_ids; i++) {
-    uint32_t v = f->ids[i];
-    if (v < 0x80) {
-      *q++ = (uint8_t)v;
-    } else if (v <= 0xff) {
-      *q++ = 0xcc;
-      *q++ = (uint8_t)v;
-    } else if (v <= 0xffff) {
-      *q++ = 0xcd;
-      q = mp_put_be(q, v, 2);
-    } else {
-      *q++ = 0xce;
-      q = mp_put_be(q, v, 4);
-    }
-  }
+  for (size_t i = 0; i < f->n_ids; i++) q = mp_put_uint(q, mp_elem_value(f, delta, base_id, i));
   memcpy(q, "\xa4" "done", 5);
   q += 5;
   *q++ = f->done ? 0xc3 : 0xc2;
@@ -531,6 +587,9 @@ embd_result embd_codec_msgpack_encode(const embd_codec_stream_frame *f, void *ou
     }
     if (n) memcpy(q, f->finish_reason, (size_t)n);
     q += n;
+  } else if (delta) {
+    memcpy(q, "\xad" "finish_reason\xc0", 15);
+    q += 15;
   }
   if (f->tool_calls) {
     memcpy(q, "\xaa" "tool_calls", 11);
@@ -540,4 +599,30 @@ embd_result embd_codec_msgpack_encode(const embd_codec_stream_frame *f, void *ou
   }
   if (written) *written = (size_t)s;
   return EMBD_OK;
+}
+
+embd_result embd_codec_msgpack_encoded_size(const embd_codec_stream_frame *f, size_t *size) {
+  uint64_t s;
+  if (!size) return EMBD_ERR_INVALID_ARGUMENT;
+  embd_result r = mp_size(f, 0, 0, &s);
+  if (r == EMBD_OK) *size = (size_t)s;
+  return r;
+}
+
+embd_result embd_codec_msgpack_encode(const embd_codec_stream_frame *f, void *out, size_t cap, size_t *written) {
+  return mp_encode(f, 0, 0, out, cap, written);
+}
+
+embd_result embd_codec_msgpack_delta_encoded_size(const embd_codec_stream_frame *f, uint32_t base_id,
+                                                  size_t *size) {
+  uint64_t s;
+  if (!size) return EMBD_ERR_INVALID_ARGUMENT;
+  embd_result r = mp_size(f, 1, base_id, &s);
+  if (r == EMBD_OK) *size = (size_t)s;
+  return r;
+}
+
+embd_result embd_codec_msgpack_delta_encode(const embd_codec_stream_frame *f, uint32_t base_id, void *out,
+                                            size_t cap, size_t *written) {
+  return mp_encode(f, 1, base_id, out, cap, written);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "embd/codec_stream.h"
+#include "delta.h"
 #include "framer.h"
 
 #define PB_ERR EMBD_ERR_PROTOBUF
@@ -95,6 +96,36 @@ static int pb_ids_reserve(embd_codec_proto_reader *r, size_t want) {
   return 1;
 }
 
+/* Where field-1 element k starts in a valid frame (p, len): only on the delta error path,
+ * which finds the element's index first and its byte afterwards. */
+static const uint8_t *pb_id_at(const uint8_t *p, size_t len, size_t k) {
+  const uint8_t *q = p, *end = p + len;
+  while (q < end) {
+    uint64_t tag = 0, v = 0;
+    pb_varint(&q, end, &tag);
+    switch (tag & 7) {
+      case 0:
+        if ((tag >> 3) == 1 && k-- == 0) return q;
+        pb_varint(&q, end, &v);
+        break;
+      case 1: q += 8; break;
+      case 5: q += 4; break;
+      default: {
+        pb_varint(&q, end, &v);
+        const uint8_t *e = q + v;
+        if ((tag >> 3) == 1) {
+          while (q < e) {
+            if (k-- == 0) return q;
+            pb_varint(&q, e, &v);
+          }
+        }
+        q = e;
+      }
+    }
+  }
+  return p;
+}
+
 /* Parses one CodecFrame (p, len: the payload; base: its absolute offset) and calls on_frame. */
 static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t len,
                             uint64_t base) {
@@ -106,6 +137,13 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
   const uint8_t *tc0 = NULL, *tc1 = NULL; /* first record's start, last record's end */
   size_t tc_sum = 0;
   int tc_split = 0;
+  /* protobuf-delta (embd/codec_stream.h): field 1 holds zigzag deltas, base_id a varint in
+   * field bf; the ids are rebuilt after the walk (base_id may follow them). */
+  const int delta = (r->opt.flags & EMBD_CODEC_STREAM_DELTA) != 0;
+  const uint32_t bf = (r->opt.flags & EMBD_CODEC_STREAM_BASE_ID_4) ? 4 : 5;
+  int has_base = 0;
+  uint32_t base_id = 0;
+  const char *idn = delta ? "ids_delta" : "ids"; /* field 1's name in messages */
 #define AT(x) (base + (uint64_t)((x) - p))
   while (q < end) {
     const uint8_t *tag_at = q;
@@ -125,9 +163,17 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
           return pb_stick(r, PB_ERR, AT(v_at), "field %" PRIu32 ": varint runs past the end of the frame", field);
         if (vr == 2)
           return pb_stick(r, PB_ERR, AT(v_at), "field %" PRIu32 ": varint longer than 10 bytes", field);
-        if (field == 1) { /* an unpacked id */
+        if (delta && field == bf) {
+          /* draft: uint32 (field 5); spec v0.5: int32 (field 4), so no id above INT32_MAX */
+          const uint64_t mx = bf == 4 ? INT32_MAX : UINT32_MAX;
+          if (v > mx)
+            return pb_stick(r, PB_ERR, AT(v_at), "base_id (field %" PRIu32 ") = %" PRIu64 " is above %s", bf, v,
+                            bf == 4 ? "INT32_MAX (an int32 token id)" : "UINT32_MAX");
+          base_id = (uint32_t)v;
+          has_base = 1;
+        } else if (field == 1) { /* an unpacked id */
           if (v > UINT32_MAX)
-            return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu] = %" PRIu64 " is above UINT32_MAX", n, v);
+            return pb_stick(r, PB_ERR, AT(v_at), "%s[%zu] = %" PRIu64 " is above UINT32_MAX", idn, n, v);
           if (n >= r->opt.max_ids)
             return pb_stick(r, PB_ERR, AT(v_at), "more than max_ids (%zu) ids", r->opt.max_ids);
           if (!pb_ids_reserve(r, n + 1)) return pb_stick(r, EMBD_ERR_OUT_OF_MEMORY, AT(v_at), "out of memory for ids");
@@ -143,6 +189,9 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
       case 1:
       case 5: {
         size_t w = wt == 1 ? 8 : 4;
+        if (delta && field == bf)
+          return pb_stick(r, PB_ERR, AT(tag_at), "base_id (field %" PRIu32 ") has wire type %s, expected 0 (varint)",
+                          field, wt_name[wt]);
         if (field <= 4)
           return pb_stick(r, PB_ERR, AT(tag_at), "%s (field %" PRIu32 ") has wire type %s",
                           field == 1 ? "ids" : field == 2 ? "done" : field == 3 ? "finish_reason" : "tool_calls",
@@ -165,7 +214,9 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
                           field, l, (size_t)(end - q));
         const uint8_t *s = q, *e = q + l;
         q = e;
-        if (field == 1) { /* packed ids: at most one id per byte */
+        if (delta && bf == 5 && field == 5) { /* field 4 keeps its tool_calls records */
+          return pb_stick(r, PB_ERR, AT(tag_at), "base_id (field 5) has wire type %s, expected 0 (varint)", wt_name[wt]);
+        } else if (field == 1) { /* packed ids: at most one id per byte */
           size_t room = r->opt.max_ids - n;
           if (!pb_ids_reserve(r, n + ((uint64_t)l < room ? (size_t)l : room)))
             return pb_stick(r, EMBD_ERR_OUT_OF_MEMORY, AT(s), "out of memory for ids");
@@ -189,10 +240,10 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
             uint64_t v;
             vr = pb_varint(&s, e, &v);
             if (vr == 1)
-              return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu]: varint runs past the end of the packed ids (unterminated)", n);
-            if (vr == 2) return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu]: varint longer than 10 bytes", n);
+              return pb_stick(r, PB_ERR, AT(v_at), "%s[%zu]: varint runs past the end of the packed ids (unterminated)", idn, n);
+            if (vr == 2) return pb_stick(r, PB_ERR, AT(v_at), "%s[%zu]: varint longer than 10 bytes", idn, n);
             if (v > UINT32_MAX)
-              return pb_stick(r, PB_ERR, AT(v_at), "ids[%zu] = %" PRIu64 " is above UINT32_MAX", n, v);
+              return pb_stick(r, PB_ERR, AT(v_at), "%s[%zu] = %" PRIu64 " is above UINT32_MAX", idn, n, v);
             ids[n++] = (uint32_t)v;
           }
         } else if (field == 2) {
@@ -211,6 +262,19 @@ static embd_result pb_frame(embd_codec_proto_reader *r, const uint8_t *p, size_t
       default:
         return pb_stick(r, PB_ERR, AT(tag_at), "field %" PRIu32 " has wire type %s%s", field, wt_name[wt],
                         wt == 3 || wt == 4 ? ": groups are not supported" : ": not a protobuf wire type");
+    }
+  }
+  if (delta) {
+    if (!has_base)
+      return pb_stick(r, PB_ERR, r->f.start, "no base_id (field %" PRIu32 "): every protobuf-delta frame has one", bf);
+    uint32_t prev = base_id;
+    for (size_t i = 0; i < n; i++) {
+      const uint64_t z = r->ids[i];
+      if (!embd_codec_unzigzag(prev, z, &r->ids[i]))
+        return pb_stick(r, PB_ERR, AT(pb_id_at(p, len, i)),
+                        "ids_delta[%zu] = %" PRIu64 " (a step of %" PRId64 " from %" PRIu32
+                        ") takes the id out of 0..UINT32_MAX", i, z, embd_codec_step(z), prev);
+      prev = r->ids[i];
     }
   }
   embd_codec_stream_frame f;
@@ -285,7 +349,8 @@ embd_result embd_codec_proto_create(const embd_codec_stream_options *opt,
                                     embd_codec_proto_reader **out) {
   if (out) *out = NULL;
   if (!opt || !out || !opt->max_frame_bytes || !opt->on_frame || !EMBD_RESERVED_OK(opt) ||
-      embd_above_u32((uint64_t)opt->max_frame_bytes))
+      embd_above_u32((uint64_t)opt->max_frame_bytes) || (opt->flags & ~(uint64_t)EMBD_CODEC_STREAM_KNOWN_FLAGS) ||
+      ((opt->flags & EMBD_CODEC_STREAM_DELTA) == 0 && (opt->flags & EMBD_CODEC_STREAM_BASE_ID_4)))
     return EMBD_ERR_INVALID_ARGUMENT;
   embd_codec_proto_reader *r = calloc(1, sizeof *r);
   if (!r) return EMBD_ERR_OUT_OF_MEMORY;
@@ -341,16 +406,30 @@ static int pb_tool_calls_ok(const uint8_t *p, size_t n) {
   return 1;
 }
 
-static embd_result pb_sizes(const embd_codec_stream_frame *f, uint64_t *packed, uint64_t *payload) {
+/* One encoder for protobuf and protobuf-delta (delta: field 1 the zigzag deltas, base_id
+ * in field bf, 4 or 5; 0 for the plain mode). */
+static uint64_t pb_elem_value(const embd_codec_stream_frame *f, unsigned bf, uint32_t base_id, size_t i) {
+  if (!bf) return f->ids[i];
+  return embd_codec_zigzag(i ? f->ids[i - 1] : base_id, f->ids[i]);
+}
+
+static embd_result pb_sizes(const embd_codec_stream_frame *f, unsigned bf, uint32_t base_id, uint64_t *packed,
+                            uint64_t *payload) {
   if (!f || (!f->ids && f->n_ids) || (!f->tool_calls && f->tool_calls_len))
     return EMBD_ERR_INVALID_ARGUMENT;
   if (f->tool_calls && !pb_tool_calls_ok(f->tool_calls, f->tool_calls_len)) return EMBD_ERR_INVALID_ARGUMENT;
+  if (bf == 4 && base_id > INT32_MAX) return EMBD_ERR_INVALID_ARGUMENT; /* spec v0.5: int32 base_id */
   uint64_t pk = 0;
-  for (size_t i = 0; i < f->n_ids; i++) pk += pb_vlen(f->ids[i]);
+  for (size_t i = 0; i < f->n_ids; i++) {
+    const uint64_t v = pb_elem_value(f, bf, base_id, i);
+    if (v > UINT32_MAX) return EMBD_ERR_INVALID_ARGUMENT; /* field 1 is uint32 */
+    pk += pb_vlen(v);
+  }
   uint64_t s = 0;
   if (f->n_ids) s += 1 + pb_vlen(pk) + pk;
   s += 2; /* done, always (10 00 / 10 01): what vLLM and libcodec write, so captures match */
   if (f->finish_reason) s += 1 + pb_vlen(f->finish_reason_len) + f->finish_reason_len;
+  if (bf) s += 1 + pb_vlen(base_id);
   if (f->tool_calls) s += f->tool_calls_len;
   if (s > UINT32_MAX) return EMBD_ERR_INVALID_ARGUMENT;
   if ((uint64_t)(size_t)(s + 4) != s + 4) return EMBD_ERR_INVALID_ARGUMENT;
@@ -359,19 +438,25 @@ static embd_result pb_sizes(const embd_codec_stream_frame *f, uint64_t *packed, 
   return EMBD_OK;
 }
 
-embd_result embd_codec_proto_encoded_size(const embd_codec_stream_frame *f, size_t *size) {
+static unsigned pb_delta_field(uint64_t flags) {
+  if (flags & ~(uint64_t)EMBD_CODEC_STREAM_BASE_ID_4) return 0;
+  return flags ? 4 : 5;
+}
+
+static embd_result pb_size_of(const embd_codec_stream_frame *f, unsigned bf, uint32_t base_id, size_t *size) {
   uint64_t pk, s;
   if (!size) return EMBD_ERR_INVALID_ARGUMENT;
-  embd_result r = pb_sizes(f, &pk, &s);
+  embd_result r = pb_sizes(f, bf, base_id, &pk, &s);
   if (r != EMBD_OK) return r;
   *size = (size_t)(s + 4);
   return EMBD_OK;
 }
 
-embd_result embd_codec_proto_encode(const embd_codec_stream_frame *f, void *out, size_t cap, size_t *written) {
+static embd_result pb_encode(const embd_codec_stream_frame *f, unsigned bf, uint32_t base_id, void *out, size_t cap,
+                             size_t *written) {
   uint64_t pk, s;
   if (written) *written = 0;
-  embd_result r = pb_sizes(f, &pk, &s);
+  embd_result r = pb_sizes(f, bf, base_id, &pk, &s);
   if (r != EMBD_OK) return r;
   if (cap < s + 4 || !out) {
     if (written) *written = (size_t)(s + 4);
@@ -387,7 +472,7 @@ embd_result embd_codec_proto_encode(const embd_codec_stream_frame *f, void *out,
     *q++ = 0x0a;
     q = pb_put_varint(q, pk);
     for (size_t i = 0; i < f->n_ids; i++) {
-      uint32_t v = f->ids[i];
+      uint64_t v = pb_elem_value(f, bf, base_id, i);
       if (v < 0x80) {
         *q++ = (uint8_t)v;
       } else {
@@ -403,10 +488,41 @@ embd_result embd_codec_proto_encode(const embd_codec_stream_frame *f, void *out,
     if (f->finish_reason_len) memcpy(q, f->finish_reason, f->finish_reason_len);
     q += f->finish_reason_len;
   }
+  if (bf == 4) { /* field-number order, as protobuf-c packs: 4 before the tool_calls, 5 after */
+    *q++ = 0x20;
+    q = pb_put_varint(q, base_id);
+  }
   if (f->tool_calls_len) {
     memcpy(q, f->tool_calls, f->tool_calls_len);
     q += f->tool_calls_len;
   }
+  if (bf == 5) {
+    *q++ = 0x28;
+    q = pb_put_varint(q, base_id);
+  }
   if (written) *written = (size_t)(s + 4);
   return EMBD_OK;
+}
+
+embd_result embd_codec_proto_encoded_size(const embd_codec_stream_frame *f, size_t *size) {
+  return pb_size_of(f, 0, 0, size);
+}
+
+embd_result embd_codec_proto_encode(const embd_codec_stream_frame *f, void *out, size_t cap, size_t *written) {
+  return pb_encode(f, 0, 0, out, cap, written);
+}
+
+embd_result embd_codec_proto_delta_encoded_size(const embd_codec_stream_frame *f, uint32_t base_id, uint64_t flags,
+                                                size_t *size) {
+  const unsigned bf = pb_delta_field(flags);
+  if (!bf) return EMBD_ERR_INVALID_ARGUMENT;
+  return pb_size_of(f, bf, base_id, size);
+}
+
+embd_result embd_codec_proto_delta_encode(const embd_codec_stream_frame *f, uint32_t base_id, uint64_t flags,
+                                          void *out, size_t cap, size_t *written) {
+  const unsigned bf = pb_delta_field(flags);
+  if (written) *written = 0;
+  if (!bf) return EMBD_ERR_INVALID_ARGUMENT;
+  return pb_encode(f, bf, base_id, out, cap, written);
 }

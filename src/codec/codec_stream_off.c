@@ -67,3 +67,25 @@ embd_result embd_codec_proto_encode(const embd_codec_stream_frame *f, void *out,
   if (written) *written = 0;
   return EMBD_ERR_UNAVAILABLE;
 }
+embd_result embd_codec_msgpack_delta_encoded_size(const embd_codec_stream_frame *f, uint32_t base_id,
+                                                  size_t *size) {
+  (void)f, (void)base_id, (void)size;
+  return EMBD_ERR_UNAVAILABLE;
+}
+embd_result embd_codec_msgpack_delta_encode(const embd_codec_stream_frame *f, uint32_t base_id, void *out,
+                                            size_t cap, size_t *written) {
+  (void)f, (void)base_id, (void)out, (void)cap;
+  if (written) *written = 0;
+  return EMBD_ERR_UNAVAILABLE;
+}
+embd_result embd_codec_proto_delta_encoded_size(const embd_codec_stream_frame *f, uint32_t base_id,
+                                                uint64_t flags, size_t *size) {
+  (void)f, (void)base_id, (void)flags, (void)size;
+  return EMBD_ERR_UNAVAILABLE;
+}
+embd_result embd_codec_proto_delta_encode(const embd_codec_stream_frame *f, uint32_t base_id, uint64_t flags,
+                                          void *out, size_t cap, size_t *written) {
+  (void)f, (void)base_id, (void)flags, (void)out, (void)cap;
+  if (written) *written = 0;
+  return EMBD_ERR_UNAVAILABLE;
+}

@@ -662,6 +662,67 @@ def t_tokens_modes():
     check(out == b"1 2 4294967295\n7\n", "tokens: protobuf ids: %r" % out)
     expect(["tokens", "--mode", "protobuf", "-"], 1, stdin=pb[:-2])
     expect(["tokens", "-"], 1, stdin=mp[:5])
+    t_tokens_delta()
+
+
+def zigzag(d):
+    return 2 * d if d >= 0 else -2 * d - 1
+
+
+def deltas(ids, base):
+    out, prev = [], base
+    for i in ids:
+        out.append(zigzag(i - prev))
+        prev = i
+    return out
+
+
+def mp_delta_frame(ids, base, done=False):
+    # The Codec Python reference's shape: base_id, ids_delta, done, finish_reason (nil).
+    d = deltas(ids, base)
+    return (b"\x84\xa7base_id" + mp_uint(base) + b"\xa9ids_delta" + bytes([0x90 | len(d)]) +
+            b"".join(mp_uint(v) for v in d) + b"\xa4done" + (b"\xc3" if done else b"\xc2") +
+            b"\xadfinish_reason\xc0")
+
+
+def pb_delta_frame(ids, base, field=5, done=False):
+    packed = b"".join(varint(v) for v in deltas(ids, base))
+    msg = (b"\x0a" + varint(len(packed)) + packed if ids else b"") + (b"\x10\x01" if done else b"\x10\x00")
+    msg += bytes([field << 3]) + varint(base)
+    return struct.pack(">I", len(msg)) + msg
+
+
+def t_tokens_delta():
+    ids = [[50001, 50002, 49990], [], [7, 2000000000]]
+    base, mp, pb5, pb4 = 0, b"", b"", b""
+    for k, f in enumerate(ids):
+        mp += mp_delta_frame(f, base, k == 2)
+        pb5 += pb_delta_frame(f, base, 5, k == 2)
+        pb4 += pb_delta_frame(f, base, 4, k == 2)
+        base = f[-1] if f else base
+    want = b"50001 50002 49990\n\n7 2000000000\n"
+    out, _ = expect(["tokens", "--mode", "msgpack-delta", write("d.mp", mp)], 0)
+    check(out == want, "tokens msgpack-delta: %r" % out)
+    out, _ = expect(["tokens", "--mode", "protobuf-delta", write("d.pb", pb5)], 0)
+    check(out == want, "tokens protobuf-delta: %r" % out)
+    out, _ = expect(["tokens", "--mode", "protobuf-delta", "--base-id-field", "4", write("d4.pb", pb4)], 0)
+    check(out == want, "tokens protobuf-delta --base-id-field 4: %r" % out)
+    # the other field number: field 4 as a varint is not tool_calls, field 5 is not base_id
+    expect(["tokens", "--mode", "protobuf-delta", "-"], 1, stdin=pb4,
+           err_has=["tool_calls (field 4) has wire type 0"])
+    expect(["tokens", "--mode", "protobuf-delta", "--base-id-field", "4", "-"], 1, stdin=pb5,
+           err_has=["no base_id (field 4)"])
+    # auto-detection sees a msgpack map and reads it as plain msgpack: no "ids" key
+    expect(["tokens", "-"], 1, stdin=mp, err_has=['no "ids" key'])
+    # a step below 0, named with its byte
+    bad = b"\x82\xa7base_id\x03\xa9ids_delta\x92\x01\x09"
+    expect(["tokens", "--mode", "msgpack-delta", "-"], 1, stdin=bad,
+           err_has=["frame 0 at byte 0: ids_delta[1] = 9 (a step of -5 from 2)"])
+    expect(["tokens", "--mode", "msgpack-delta", "-"], 1, stdin=mp_frame([1]), err_has=['an "ids" key'])
+    expect(["tokens", "--base-id-field", "4", "-"], 2, stdin=b"", err_has=["--base-id-field is for"])
+    expect(["tokens", "--mode", "protobuf-delta", "--base-id-field", "6", "-"], 2, stdin=b"",
+           err_has=["not 4 or 5"])
+    expect(["tokens", "--strict-types", "--mode", "msgpack-delta", "-"], 2, stdin=b"")
 
 
 def t_tokens_session_errors():
