@@ -36,24 +36,47 @@ static inline int embd_dec_digit(const uint8_t *p, const uint8_t *end) {
   return p < end && (unsigned)(*p - '0') < 10u;
 }
 
-/* Eight ASCII digits at p (8 readable bytes) as their value in *v, or 0 if not all eight
- * are digits. SWAR: the bytes as one little-endian word, the digit test on every byte at
- * once, then pairs, quads and the two halves combined by multiplies (Lemire's method). */
-static inline int embd_dec_eight(const uint8_t *p, uint64_t *v) {
+/* The 8 bytes at p as a word whose low byte is p[0], on any host. */
+static inline uint64_t embd_dec_load(const uint8_t *p) {
   uint64_t x;
   memcpy(&x, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
   x = __builtin_bswap64(x);
 #endif
-  /* A byte is a digit iff it is >= '0' and adding 0x46 does not carry into bit 7. */
-  if ((((x + UINT64_C(0x4646464646464646)) | (x - UINT64_C(0x3030303030303030))) &
-       UINT64_C(0x8080808080808080)) != 0)
-    return 0;
-  x -= UINT64_C(0x3030303030303030);
+  return x;
+}
+
+/* Bit 7 of a byte of x set where the byte is not an ASCII digit ('0' + 0x46 carries into
+ * bit 7 for bytes above '9', the subtraction borrows into it below '0'). Exact up to and
+ * including the first non-digit: a carry or borrow starts only at a non-digit byte and
+ * only moves up, so ctz of the result finds the first non-digit. */
+static inline uint64_t embd_dec_nondigits(uint64_t x) {
+  return ((x + UINT64_C(0x4646464646464646)) | (x - UINT64_C(0x3030303030303030))) &
+         UINT64_C(0x8080808080808080);
+}
+
+/* Eight digit values (0..9 per byte, the first digit in the low byte) as one number:
+ * pairs, quads and the two halves combined by multiplies (Lemire's method). */
+static inline uint64_t embd_dec_combine8(uint64_t x) {
   x = x * 10 + (x >> 8); /* pairs in bytes 0, 2, 4, 6 */
-  x = (((x & UINT64_C(0x000000FF000000FF)) * (100 + (UINT64_C(1000000) << 32))) +
-       (((x >> 16) & UINT64_C(0x000000FF000000FF)) * (1 + (UINT64_C(10000) << 32)))) >> 32;
-  *v = x;
+  return (((x & UINT64_C(0x000000FF000000FF)) * (100 + (UINT64_C(1000000) << 32))) +
+          (((x >> 16) & UINT64_C(0x000000FF000000FF)) * (1 + (UINT64_C(10000) << 32)))) >> 32;
+}
+
+/* The value of the first n (0..8) bytes of x, which are digits: shifted to the top of the
+ * word, the zero bytes below them are leading zeros. Two shifts, because n = 0 means 64. */
+static inline uint64_t embd_dec_prefix(uint64_t x, unsigned n) {
+  x -= UINT64_C(0x3030303030303030); /* borrows start above the digits: shifted out */
+  x = (x << (32 - 4 * n)) << (32 - 4 * n);
+  return embd_dec_combine8(x);
+}
+
+/* Eight ASCII digits at p (8 readable bytes) as their value in *v, or 0 if not all eight
+ * are digits. */
+static inline int embd_dec_eight(const uint8_t *p, uint64_t *v) {
+  const uint64_t x = embd_dec_load(p);
+  if (embd_dec_nondigits(x) != 0) return 0;
+  *v = embd_dec_combine8(x - UINT64_C(0x3030303030303030));
   return 1;
 }
 
@@ -78,12 +101,96 @@ static inline const uint8_t *embd_dec_digits(const uint8_t *p, const uint8_t *en
   return p;
 }
 
-/* The number at p (its first byte); returns the position after it and sets *out, or NULL
- * with the fault recorded in j (not a number, or a grammar fault). */
-static inline const uint8_t *embd_decimal_f32(embd_json *j, const uint8_t *p, float *out) {
+/* w * 10^e10 (w <= 19 digits) as the nearest float in *out, negated if neg; 0 when the fast
+ * path does not apply (the slow path decides). */
+static inline int embd_dec_to_f32(uint64_t w, int64_t e10, int neg, float *out) {
   static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  if (w == 0) {
+    *out = neg ? -0.0f : 0.0f;
+    return 1;
+  }
+  if (w <= (UINT64_C(1) << 53) && e10 >= -22 && e10 <= 22) {
+    double d = (double)w;
+    d = e10 < 0 ? d / p10[-e10] : d * p10[e10];
+    /* d >= 1e-22 here: a normal float, whose dropped 29 bits are 1000...0 on a midpoint. */
+    uint64_t b;
+    memcpy(&b, &d, 8);
+    if ((b & 0x1FFFFFFFu) != 0x10000000u) {
+      /* The sign as a bit, not a branch: half the numbers of an embedding are negative. */
+      float f = (float)d;
+      uint32_t fb;
+      memcpy(&fb, &f, 4);
+      fb |= (uint32_t)neg << 31;
+      memcpy(out, &fb, 4);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Bytes embd_decimal_f32_fast may read from its p (it never reads further). */
+#define EMBD_DEC_FAST_READ 32
+
+/* The numbers servers print, without a branch on their digit counts: at most 7 integer
+ * digits, at most 15 fraction digits (19 in all), an exponent of at most 3 digits. The
+ * digits are found with the SWAR test on whole words (ctz of the first non-digit) and
+ * valued with embd_dec_prefix, so a body whose numbers vary in length (shortest
+ * round-trip text) costs no mispredicted loop exits. Returns the position after the
+ * number with *out set, or NULL (nothing written) for anything else: a grammar fault,
+ * more digits, or a value the fast conversion leaves to the slow path; the careful parser
+ * below then decides. Reads EMBD_DEC_FAST_READ bytes at p at most. */
+static inline const uint8_t *embd_decimal_f32_fast(const uint8_t *p, float *out) {
+  static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+  const int neg = *p == '-';
+  const uint8_t *s = p + neg;
+  const uint64_t x0 = embd_dec_load(s), m0 = embd_dec_nondigits(x0);
+  if (m0 == 0) return NULL; /* 8 or more integer digits */
+  const unsigned ni = (unsigned)__builtin_ctzll(m0) >> 3;
+  if (ni == 0 || (ni > 1 && *s == '0')) return NULL; /* no digit, or a leading zero */
+  /* One integer digit ("0.0123", "-5.1e-05") is the usual case: its value directly. */
+  uint64_t w = ni == 1 ? (x0 & 0xF) : embd_dec_prefix(x0, ni);
+  const uint8_t *q = s + ni;
+  int64_t e10 = 0;
+  if (*q == '.') {
+    const uint64_t f0 = embd_dec_load(q + 1), f1 = embd_dec_load(q + 9);
+    const uint64_t n0m = embd_dec_nondigits(f0), n1m = embd_dec_nondigits(f1);
+    const unsigned n0 = n0m ? (unsigned)__builtin_ctzll(n0m) >> 3 : 8;
+    unsigned n1 = n1m ? (unsigned)__builtin_ctzll(n1m) >> 3 : 8;
+    n1 = n0 == 8 ? n1 : 0; /* the second word counts only after eight digits */
+    if (n0 == 0 || n1 == 8 || ni + n0 + n1 > 19) return NULL;
+    w = (w * p10[n0] + embd_dec_prefix(f0, n0)) * p10[n1] + embd_dec_prefix(f1, n1);
+    e10 = -(int64_t)(n0 + n1);
+    q += 1 + n0 + n1;
+  }
+  if ((*q | 0x20) == 'e') {
+    const uint8_t *t = q + 1;
+    const int eneg = *t == '-';
+    t += *t == '-' || *t == '+';
+    unsigned d = (unsigned)(*t - '0'), x;
+    if (d >= 10) return NULL;
+    x = d, t++;
+    if ((d = (unsigned)(*t - '0')) < 10) {
+      x = x * 10 + d, t++;
+      if ((d = (unsigned)(*t - '0')) < 10) {
+        x = x * 10 + d, t++;
+        if ((unsigned)(*t - '0') < 10) return NULL;
+      }
+    }
+    e10 += eneg ? -(int64_t)x : (int64_t)x;
+    q = t;
+  }
+  return embd_dec_to_f32(w, e10, neg, out) ? q : NULL;
+}
+
+/* The number at p (its first byte); returns the position after it and sets *out, or NULL
+ * with the fault recorded in j (not a number, or a grammar fault). */
+static inline const uint8_t *embd_decimal_f32(embd_json *j, const uint8_t *p, float *out) {
+  if (j->end - p >= EMBD_DEC_FAST_READ) {
+    const uint8_t *q = embd_decimal_f32_fast(p, out);
+    if (__builtin_expect(q != NULL, 1)) return q;
+  }
   const uint8_t *end = j->end, *s = p;
   int neg = 0;
   if (p < end && *p == '-') neg = 1, p++;
@@ -123,24 +230,7 @@ static inline const uint8_t *embd_decimal_f32(embd_json *j, const uint8_t *p, fl
     } while (embd_dec_digit(p, end));
     e10 += eneg ? -x : x;
   }
-  if (__builtin_expect(nd <= 19, 1)) {
-    if (w == 0) {
-      *out = neg ? -0.0f : 0.0f;
-      return p;
-    }
-    if (w <= (UINT64_C(1) << 53) && e10 >= -22 && e10 <= 22) {
-      double d = (double)w;
-      d = e10 < 0 ? d / p10[-e10] : d * p10[e10];
-      /* d >= 1e-22 here: a normal float, whose dropped 29 bits are 1000...0 on a midpoint. */
-      uint64_t b;
-      memcpy(&b, &d, 8);
-      if ((b & 0x1FFFFFFFu) != 0x10000000u) {
-        float f = (float)d;
-        *out = neg ? -f : f;
-        return p;
-      }
-    }
-  }
+  if (__builtin_expect(nd <= 19, 1) && embd_dec_to_f32(w, e10, neg, out)) return p;
   embd_decimal_f32_slow(s, p, out);
   return p;
 }
