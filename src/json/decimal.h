@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "json_strict.h"
+#include "json_strict.h" /* (and the SSE2 / NEON headers) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -130,39 +130,116 @@ static inline int embd_dec_to_f32(uint64_t w, int64_t e10, int neg, float *out) 
   return 0;
 }
 
-/* Bytes embd_decimal_f32_fast may read from its p (it never reads further). */
+/* Bytes embd_decimal_f32_fast may read from its p (it never reads further), and bytes
+ * before p it may read (EMBD_DEC_FAST_BEHIND: its caller passes the text's start, and
+ * the fast path declines a number nearer the start than that). */
 #define EMBD_DEC_FAST_READ 32
+#define EMBD_DEC_FAST_BEHIND 16
+
+/* The fraction digits at f (after the '.'): *n gets their count and the return value
+ * their value, or 0 when there are none or more than 15 (the careful parser's). Reads
+ * f - 16 .. f + 15.
+ *
+ * SSE2 and NEON (every x86-64 and aarch64 has them): one 16-byte digit test, its first
+ * non-digit by ctz; then the 16 bytes that END at the last digit, masked so the bytes
+ * before the first digit become leading zeros (a sliding window over a 32-byte
+ * table), valued by pairwise multiply-adds (10,1), (100,1), (10000,1): about 20
+ * instructions for any count, no branch on it. Elsewhere: the SWAR test and
+ * embd_dec_prefix on two words. */
+static inline uint64_t embd_dec_fraction(const uint8_t *f, unsigned *n) {
+#if defined(__SSE2__) || (defined(__aarch64__) && defined(__ARM_NEON))
+  static const uint8_t window[32] = {0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+                                     0,    0,    0,    0,    0,    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                                     0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+#endif
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128(), c0 = _mm_set1_epi8('0');
+  const __m128i t = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)f), c0);
+  const __m128i dig = _mm_cmpeq_epi8(_mm_min_epu8(t, _mm_set1_epi8(9)), t);
+  const unsigned k = (unsigned)__builtin_ctz(~(unsigned)_mm_movemask_epi8(dig)); /* 0..16 */
+  *n = k;
+  if (k - 1u >= 15u) return 0;
+  __m128i v = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(f + k - 16)), c0);
+  v = _mm_and_si128(v, _mm_loadu_si128((const __m128i *)(const void *)(window + k)));
+  /* bytes -> 16-bit lanes; each madd sums a more significant lane times 10^m and the next */
+  const __m128i m10 = _mm_set1_epi32((1 << 16) | 10), m100 = _mm_set1_epi32((1 << 16) | 100);
+  const __m128i m10k = _mm_set1_epi32((1 << 16) | 10000);
+  __m128i a = _mm_packs_epi32(_mm_madd_epi16(_mm_unpacklo_epi8(v, zero), m10),
+                              _mm_madd_epi16(_mm_unpackhi_epi8(v, zero), m10)); /* 8 x 0..99 */
+  a = _mm_madd_epi16(a, m100);                                                  /* 4 x 0..9999 */
+  a = _mm_madd_epi16(_mm_packs_epi32(a, a), m10k);                              /* 2 x 8 digits */
+  const uint64_t x = (uint64_t)_mm_cvtsi128_si64(a);
+  return (x & 0xFFFFFFFFu) * 100000000u + (x >> 32);
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+  const uint8x16_t c0 = vdupq_n_u8('0');
+  const uint8x16_t t = vsubq_u8(vld1q_u8(f), c0);
+  const uint8x16_t dig = vcleq_u8(t, vdupq_n_u8(9));
+  const uint64_t other = ~vget_lane_u64(vreinterpret_u64_u8(vshrn_n_u16(vreinterpretq_u16_u8(dig), 4)), 0);
+  const unsigned k = other ? (unsigned)__builtin_ctzll(other) >> 2 : 16;
+  *n = k;
+  if (k - 1u >= 15u) return 0;
+  const uint8x16_t v = vandq_u8(vsubq_u8(vld1q_u8(f + k - 16), c0), vld1q_u8(window + k));
+  /* little-endian lanes: the low half of each lane is the more significant part */
+  const uint16x8_t v16 = vreinterpretq_u16_u8(v);
+  const uint16x8_t a = vmlaq_n_u16(vshrq_n_u16(v16, 8), vandq_u16(v16, vdupq_n_u16(0xFF)), 10);
+  const uint32x4_t a32 = vreinterpretq_u32_u16(a);
+  const uint32x4_t b = vmlaq_n_u32(vshrq_n_u32(a32, 16), vandq_u32(a32, vdupq_n_u32(0xFFFF)), 100);
+  const uint64x2_t b64 = vreinterpretq_u64_u32(b);
+  const uint64_t lo = vgetq_lane_u64(b64, 0), hi = vgetq_lane_u64(b64, 1);
+  const uint64_t d0 = (lo & 0xFFFFFFFFu) * 10000u + (lo >> 32), d1 = (hi & 0xFFFFFFFFu) * 10000u + (hi >> 32);
+  return d0 * 100000000u + d1;
+#else
+  static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+  const uint64_t f0 = embd_dec_load(f), f1 = embd_dec_load(f + 8);
+  const uint64_t n0m = embd_dec_nondigits(f0), n1m = embd_dec_nondigits(f1);
+  const unsigned n0 = n0m ? (unsigned)__builtin_ctzll(n0m) >> 3 : 8;
+  unsigned n1 = n1m ? (unsigned)__builtin_ctzll(n1m) >> 3 : 8;
+  n1 = n0 == 8 ? n1 : 0; /* the second word counts only after eight digits */
+  *n = n0 + n1;
+  if (n0 == 0 || n1 == 8) return 0;
+  return embd_dec_prefix(f0, n0) * p10[n1] + embd_dec_prefix(f1, n1);
+#endif
+}
 
 /* The numbers servers print, without a branch on their digit counts: at most 7 integer
- * digits, at most 15 fraction digits (19 in all), an exponent of at most 3 digits. The
- * digits are found with the SWAR test on whole words (ctz of the first non-digit) and
- * valued with embd_dec_prefix, so a body whose numbers vary in length (shortest
- * round-trip text) costs no mispredicted loop exits. Returns the position after the
- * number with *out set, or NULL (nothing written) for anything else: a grammar fault,
- * more digits, or a value the fast conversion leaves to the slow path; the careful parser
- * below then decides. Reads EMBD_DEC_FAST_READ bytes at p at most. */
-static inline const uint8_t *embd_decimal_f32_fast(const uint8_t *p, float *out) {
-  static const uint64_t p10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+ * digits, 1..15 fraction digits (19 in all), an exponent of at most 3 digits. Digit
+ * runs are found by ctz over a whole-word digit test (embd_dec_fraction), so a body
+ * whose numbers vary in length (shortest round-trip text) costs no mispredicted loop
+ * exits. Returns the position after the number with *out set, or NULL (nothing written)
+ * for anything else: a grammar fault, more digits, a value the fast conversion leaves to
+ * the slow path, or p nearer than EMBD_DEC_FAST_BEHIND to the text's start `base`; the
+ * careful parser below then decides. Reads p - EMBD_DEC_FAST_BEHIND .. p +
+ * EMBD_DEC_FAST_READ - 1 at most. */
+static inline const uint8_t *embd_decimal_f32_fast(const uint8_t *p, const uint8_t *base, float *out) {
+  static const uint64_t p10[16] = {1,          10,          100,          1000,          10000,
+                                   100000,     1000000,     10000000,     100000000,     1000000000,
+                                   10000000000, 100000000000, 1000000000000, 10000000000000,
+                                   100000000000000, 1000000000000000};
+  if (p - base < EMBD_DEC_FAST_BEHIND) return NULL;
   const int neg = *p == '-';
   const uint8_t *s = p + neg;
-  const uint64_t x0 = embd_dec_load(s), m0 = embd_dec_nondigits(x0);
-  if (m0 == 0) return NULL; /* 8 or more integer digits */
-  const unsigned ni = (unsigned)__builtin_ctzll(m0) >> 3;
-  if (ni == 0 || (ni > 1 && *s == '0')) return NULL; /* no digit, or a leading zero */
-  /* One integer digit ("0.0123", "-5.1e-05") is the usual case: its value directly. */
-  uint64_t w = ni == 1 ? (x0 & 0xF) : embd_dec_prefix(x0, ni);
+  uint64_t w;
+  unsigned ni;
+  if ((unsigned)(s[0] - '0') < 10 && s[1] == '.') {
+    /* One integer digit ("0.0123", "-5.1e-05"): the usual case, valued directly. */
+    ni = 1;
+    w = (unsigned)(s[0] - '0');
+  } else {
+    const uint64_t x0 = embd_dec_load(s), m0 = embd_dec_nondigits(x0);
+    if (m0 == 0) return NULL; /* 8 or more integer digits */
+    ni = (unsigned)__builtin_ctzll(m0) >> 3;
+    if (ni == 0 || (ni > 1 && *s == '0')) return NULL; /* no digit, or a leading zero */
+    w = embd_dec_prefix(x0, ni);
+  }
   const uint8_t *q = s + ni;
   int64_t e10 = 0;
   if (*q == '.') {
-    const uint64_t f0 = embd_dec_load(q + 1), f1 = embd_dec_load(q + 9);
-    const uint64_t n0m = embd_dec_nondigits(f0), n1m = embd_dec_nondigits(f1);
-    const unsigned n0 = n0m ? (unsigned)__builtin_ctzll(n0m) >> 3 : 8;
-    unsigned n1 = n1m ? (unsigned)__builtin_ctzll(n1m) >> 3 : 8;
-    n1 = n0 == 8 ? n1 : 0; /* the second word counts only after eight digits */
-    if (n0 == 0 || n1 == 8 || ni + n0 + n1 > 19) return NULL;
-    w = (w * p10[n0] + embd_dec_prefix(f0, n0)) * p10[n1] + embd_dec_prefix(f1, n1);
-    e10 = -(int64_t)(n0 + n1);
-    q += 1 + n0 + n1;
+    unsigned n;
+    const uint64_t f = embd_dec_fraction(q + 1, &n);
+    if (n - 1u >= 15u || ni + n > 19) return NULL;
+    w = w * p10[n] + f;
+    e10 = -(int64_t)n;
+    q += 1 + n;
   }
   if ((*q | 0x20) == 'e') {
     const uint8_t *t = q + 1;
@@ -188,7 +265,7 @@ static inline const uint8_t *embd_decimal_f32_fast(const uint8_t *p, float *out)
  * with the fault recorded in j (not a number, or a grammar fault). */
 static inline const uint8_t *embd_decimal_f32(embd_json *j, const uint8_t *p, float *out) {
   if (j->end - p >= EMBD_DEC_FAST_READ) {
-    const uint8_t *q = embd_decimal_f32_fast(p, out);
+    const uint8_t *q = embd_decimal_f32_fast(p, j->base, out);
     if (__builtin_expect(q != NULL, 1)) return q;
   }
   const uint8_t *end = j->end, *s = p;

@@ -570,6 +570,28 @@ struct decoder {
     return emit_bytes(k, im->bytes, i, order, at);
   }
 
+  // The whitespace after an array's ',' in a pretty-printed body (a newline and the same
+  // indent every time): its bytes (at most 16, as two words with masks) and length.
+  struct ws_predictor {
+    uint64_t w0 = 0, w1 = 0, m0 = 0, m1 = 0;
+    size_t len = 0;  // 0: nothing learned (never matches: is_ws(p[1]) held)
+    // [p, p + len) is the run, and 18 bytes are readable there
+    bool same(const uint8_t *p, const uint8_t *end) const {
+      return len && end - p >= 17 &&
+             (((embd_dec_load(p) ^ w0) & m0) | ((embd_dec_load(p + 8) ^ w1) & m1)) == 0;
+    }
+    void learn(const uint8_t *p, const uint8_t *q, const uint8_t *end) {
+      len = static_cast<size_t>(q - p);
+      if (len > 16 || end - p < 17) {
+        len = 0;
+        return;
+      }
+      w0 = embd_dec_load(p), w1 = embd_dec_load(p + 8);
+      m0 = len >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * len)) - 1;
+      m1 = len >= 16 ? ~uint64_t{0} : len <= 8 ? 0 : (uint64_t{1} << (8 * (len - 8))) - 1;
+    }
+  };
+
   // Element i of vector k at p by the careful parser (decimal.h: any digit count, every
   // grammar fault named): *f and *q (past it) set, or the error.
   embd_result careful_number(size_t k, size_t i, const uint8_t *p, float *f, const uint8_t **q) {
@@ -612,11 +634,12 @@ struct decoder {
     float *row = *buf + (keep ? 0 : (base + k) * dims);
     size_t i = 0;
     const uint8_t *end = j.end;
+    ws_predictor ws_run;
     for (;;) {
       // p: at an element (not whitespace). The fast parser first (its values are finite
       // by construction: at most 2^53 * 10^22), the careful one for everything else.
       float f;
-      const uint8_t *q = end - p >= EMBD_DEC_FAST_READ ? embd_decimal_f32_fast(p, &f) : nullptr;
+      const uint8_t *q = end - p >= EMBD_DEC_FAST_READ ? embd_decimal_f32_fast(p, j.base, &f) : nullptr;
       if (__builtin_expect(!q, 0)) {
         if (embd_result r = careful_number(k, i, p, &f, &q)) return r;
       }
@@ -635,7 +658,18 @@ struct decoder {
       row[i++] = f;
       p = q;
       if (end - p >= 2 && *p == ',') {  // compact "1,2", or pretty ",\n        2"
-        const uint8_t *nx = is_ws(p[1]) ? embd_json_ws(p + 1, end) : p + 1;
+        const uint8_t *nx = p + 1;
+        if (is_ws(p[1])) {
+          // Pretty-printed: the same newline and indent after every ','. The next number
+          // is assumed where the last one's whitespace ended (an address known at once,
+          // not after scanning), and the bytes are checked against that run beside it;
+          // any other whitespace is scanned and becomes the run to expect.
+          nx += ws_run.len;
+          if (!ws_run.same(p + 1, end) || is_ws(*nx)) {
+            nx = embd_json_ws(p + 1, end);
+            ws_run.learn(p + 1, nx, end);
+          }
+        }
         // '-' or a digit, as one range test and a bit of 0x1FF9 ('-', not "./", then the
         // ten digits): no branch on the sign, which is a coin toss in an embedding
         const unsigned c = static_cast<unsigned>(nx < end ? *nx : 0) - '-';
