@@ -34,7 +34,7 @@
  *     its form and digit count ("0.50000000000000000000" is 0.5, 800 digits are fine):
  *     a correctly rounded double for the common texts (at most 19 digits, exponent within
  *     +-22) narrowed when it is not on a float midpoint, fast_float's exact from_chars<float>
- *     for the rest. A number whose nearest float32 is an infinity (at or above
+ *     for the rest (every path checked against glibc's strtof: tests/test_numbers.cc). A number whose nearest float32 is an infinity (at or above
  *     3.4028235677973366e38, the midpoint between FLT_MAX and 2^128, 1e400 included) is
  *     EMBD_ERR_OPENAI_SHAPE "... is out of the float32 range"; one below half the smallest
  *     subnormal becomes +-0 (1e-400 is 0), as rounding says.
