@@ -163,8 +163,20 @@ static int buf_put(buf *b, const char *s, size_t n) {
 
 static int buf_str(buf *b, const char *s) { return buf_put(b, s, strlen(s)); }
 
-/* An OpenAI /v1/embeddings response for count x dims floats: numbers as JSON (printed with
- * 9 significant digits, which round-trips float32), or base64 of the vectors in `dtype`
+/* x as the shortest "%.*g" text that reads back as x (6 to 9 significant digits: 9
+ * always round-trips a float32), as servers print float32 values ("0.0105335",
+ * "-5.1e-05"); returns its length. */
+static int shortest_g(char *out, size_t cap, const char *sep, float x) {
+  int n = 0;
+  for (int prec = 6; prec <= 9; prec++) {
+    n = snprintf(out, cap, "%s%.*g", sep, prec, (double)x);
+    if (strtof(out + strlen(sep), NULL) == x) break;
+  }
+  return n;
+}
+
+/* An OpenAI /v1/embeddings response for count x dims floats: numbers as JSON (shortest
+ * round-trip text, shortest_g), or base64 of the vectors in `dtype`
  * (little-endian; vLLM's embed_dtype), each converted by embd_from_f32. */
 static int make_response(buf *b, const float *v, size_t count, size_t dims, int base64,
                          embd_dtype dtype) {
@@ -192,7 +204,7 @@ static int make_response(buf *b, const float *v, size_t count, size_t dims, int 
     } else {
       if (buf_str(b, "[")) goto fail;
       for (size_t k = 0; k < dims; k++) {
-        int n = snprintf(num, sizeof num, "%s%.9g", k ? "," : "", (double)x[k]);
+        int n = shortest_g(num, sizeof num, k ? "," : "", x[k]);
         if (buf_put(b, num, (size_t)n)) goto fail;
       }
       if (buf_str(b, "]")) goto fail;
