@@ -1,4 +1,9 @@
-// Codec tokenizer maps (schema v0.1) -> embd_tokmap (embd/tokmap.h).
+// Codec tokenizer maps (schema v0.1 and v2 / v2.1) -> embd_tokmap (embd/tokmap.h).
+//
+// One loader for both schemas: the walk accepts the fields of either, and which schema the
+// map follows is decided afterwards ("tokens": v0.1, "vocab": v2), since fields come in any
+// order; a field of the other schema is then refused by name. v2 vocab keys are decoded
+// (byte_level, metaspace, <0xHH>) in place once every field is known (docs/TOKMAP.md).
 //
 // simdjson's on-demand API behind the C API, like src/json/openai.cc: -fno-exceptions (error
 // codes), hidden visibility. One pass over the document collects the fields (they may come
@@ -48,6 +53,11 @@ int cmp_tok(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *static_cast<const uint32_t *>(a), y = *static_cast<const uint32_t *>(b);
+  return x < y ? -1 : x > y;
+}
+
 template <class T>
 bool push(T **p, size_t *n, size_t *cap, const T &v) {
   if (*n == *cap) {
@@ -64,8 +74,65 @@ bool push(T **p, size_t *n, size_t *cap, const T &v) {
 
 enum field_bit : unsigned {
   F_ID = 1, F_VERSION = 2, F_VOCAB = 4, F_TOKENS = 8, F_SPECIAL = 16, F_FB_START = 32,
-  F_FB_END = 64, F_PUBLISHED = 128
+  F_FB_END = 64, F_PUBLISHED = 128,
+  // schema v2 / v2.1 only
+  F_VOCABMAP = 256, F_ENCODER = 512, F_MERGES = 1024, F_PATTERN = 2048, F_PROGRAM = 4096,
+  F_TOOL = 8192, F_ZSTD = 16384
 };
+const unsigned F_V2_ONLY = F_VOCABMAP | F_ENCODER | F_MERGES | F_PATTERN | F_PROGRAM | F_TOOL | F_ZSTD;
+
+struct mrg {
+  uint32_t off, len, at;
+};
+
+// A vocab key in the sorted key index (duplicate keys, merges' tokens).
+struct keyref {
+  const char *s;
+  uint32_t len, ent;
+};
+
+int cmp_key(const void *a, const void *b) {
+  const keyref *x = static_cast<const keyref *>(a), *y = static_cast<const keyref *>(b);
+  size_t n = x->len < y->len ? x->len : y->len;
+  int c = n ? memcmp(x->s, y->s, n) : 0;
+  if (c) return c;
+  return x->len < y->len ? -1 : x->len > y->len;
+}
+
+// A string shown in a message: at most 32 bytes (cut at a UTF-8 boundary, "..." if cut),
+// control bytes, '"' and '\\' as '?', so the message stays one readable line.
+const char *show(const char *s, size_t n, char out[48]) {
+  size_t k = n <= 32 ? n : 32;
+  if (k < n)
+    while (k && (static_cast<unsigned char>(s[k]) & 0xC0) == 0x80) k--;
+  for (size_t i = 0; i < k; i++) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    out[i] = (c < 0x20 || c == 0x7F || c == '"' || c == '\\') ? '?' : static_cast<char>(c);
+  }
+  if (k < n) memcpy(out + k, "...", 4);
+  else out[k] = 0;
+  return out;
+}
+
+// "<0xHH>": the byte HH, else -1.
+int byte_token(const char *s, size_t n) {
+  if (n != 6 || s[0] != '<' || s[1] != '0' || s[2] != 'x' || s[5] != '>') return -1;
+  int h = hexval(s[3]), l = hexval(s[4]);
+  return h < 0 || l < 0 ? -1 : h * 16 + l;
+}
+
+// GPT-2's byte<->unicode alphabet (the byte_level encoder): bytes 0x21..0x7E, 0xA1..0xAC and
+// 0xAE..0xFF are the code points of the same value; the other 68 bytes (0x00..0x20,
+// 0x7F..0xA0, 0xAD), in order, are U+0100..U+0143. The byte of code point cp, else -1.
+int gpt2_byte(uint32_t cp) {
+  if ((cp >= 0x21 && cp <= 0x7E) || (cp >= 0xA1 && cp <= 0xAC) || (cp >= 0xAE && cp <= 0xFF))
+    return static_cast<int>(cp);
+  if (cp < 0x100 || cp > 0x143) return -1;
+  uint32_t n = cp - 0x100;
+  if (n < 33) return static_cast<int>(n);                // 0x00..0x20
+  if (n < 67) return static_cast<int>(0x7F + (n - 33));  // 0x7F..0xA0
+  return 0xAD;
+}
 
 struct loader {
   const char *buf;  // padded copy of the document
@@ -79,13 +146,28 @@ struct loader {
   size_t nents = 0, ents_cap = 0;
   spec *specs = nullptr;
   size_t nspecs = 0, specs_cap = 0;
+  mrg *mrgs = nullptr;
+  size_t nmrgs = 0, mrgs_cap = 0;
   unsigned seen = 0;
   uint64_t vocab = 0, fb_start = 0, fb_end = 0;
   size_t at_vocab = 0, at_fb = 0;
+  size_t at_field[15] = {0};  // byte offset of each field's key, by bit number
+  int encoder = EMBD_TOKMAP_ENCODER_NONE;
+  bool program_null = false;
+  // tool_calling.markers (in the arena), checked against special_tokens after the walk
+  uint32_t mark_off[2] = {0, 0}, mark_len[2] = {0, 0};
+  size_t mark_at[2] = {0, 0};
 
   ~loader() {
     free(ents);
     free(specs);
+    free(mrgs);
+    free(spec_ids);
+  }
+  size_t at_of(unsigned bit) const {
+    for (unsigned i = 0; i < 15; i++)
+      if (bit == (1u << i)) return at_field[i];
+    return 0;
   }
 
   size_t off(const char *p) const {
@@ -243,6 +325,504 @@ struct loader {
     return EMBD_OK;
   }
 
+  // ---- schema v2 / v2.1 fields ------------------------------------------------------------
+
+  embd_result not_a(const char *what, const char *type, size_t at) {
+    return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not %s (map byte %zu)", what, type, at);
+  }
+
+  // vocab: token string -> id. Keys are kept as written; check() decodes them once the
+  // encoder is known (it may come after the vocab).
+  embd_result vocab_obj(ondemand::value v, size_t at) {
+    ondemand::object o;
+    if (auto ec = v.get_object().get(o)) {
+      if (ec == INCORRECT_TYPE) return not_a("vocab", "an object", at);
+      return json_fail(ec, "vocab");
+    }
+    for (auto fr : o) {
+      ondemand::field f;
+      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "vocab");
+      size_t kat = off(f.key().raw()) - 1;
+      std::string_view key;
+      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "vocab");
+      if (key.empty())
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "vocab[\"\"]: empty token string (map byte %zu)", kat);
+      if (embd_codec_utf8_check(key.data(), key.size()) != 0)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+                         "vocab: a token string is not valid UTF-8 (an escaped lone surrogate?) (map byte %zu)", kat);
+      ent e;
+      if (!keep(key, &e.off)) return arena_fail();
+      e.len = static_cast<uint32_t>(key.size());
+      e.at = static_cast<uint32_t>(kat);
+      char sh[48], what[64];
+      snprintf(what, sizeof what, "vocab[\"%s\"]", show(key.data(), key.size(), sh));
+      uint64_t id;
+      if (embd_result r = uint_field(f.value(), what, kat, &id)) return r;
+      if (id > UINT32_MAX)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: id %llu above 4294967295 (map byte %zu)", what,
+                         static_cast<unsigned long long>(id), kat);
+      e.id = static_cast<uint32_t>(id);
+      if (!push(&ents, &nents, &ents_cap, e))
+        return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, kat, "out of memory for the vocab");
+    }
+    if (!nents) return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "vocab: empty (map byte %zu)", at);
+    return EMBD_OK;
+  }
+
+  embd_result encoder_field(ondemand::value v, size_t at) {
+    std::string_view s;
+    if (auto ec = v.get_string().get(s)) {
+      if (ec == INCORRECT_TYPE) return not_a("encoder", "a string", at);
+      return json_fail(ec, "encoder");
+    }
+    if (s == "byte_level") encoder = EMBD_TOKMAP_ENCODER_BYTE_LEVEL;
+    else if (s == "metaspace") encoder = EMBD_TOKMAP_ENCODER_METASPACE;
+    else {
+      char sh[48];
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at,
+                       "encoder: \"%s\" is not \"byte_level\" or \"metaspace\" (map byte %zu)",
+                       show(s.data(), s.size(), sh), at);
+    }
+    return EMBD_OK;
+  }
+
+  // merges: "left right" strings, kept for check() (their tokens must be in the vocab).
+  embd_result merges_arr(ondemand::value v, size_t at) {
+    ondemand::array a;
+    if (auto ec = v.get_array().get(a)) {
+      if (ec == INCORRECT_TYPE) return not_a("merges", "an array", at);
+      return json_fail(ec, "merges");
+    }
+    size_t i = 0;
+    for (auto er : a) {
+      ondemand::value e;
+      size_t eat = here();
+      if (auto ec = std::move(er).get(e)) return json_fail(ec, "merges");
+      std::string_view s;
+      if (auto ec = e.get_string().get(s)) {
+        char what[48];
+        snprintf(what, sizeof what, "merges[%zu]", i);
+        if (ec == INCORRECT_TYPE) return not_a(what, "a string", eat);
+        return json_fail(ec, what);
+      }
+      mrg m1;
+      if (!keep(s, &m1.off)) return arena_fail();
+      m1.len = static_cast<uint32_t>(s.size());
+      m1.at = static_cast<uint32_t>(eat);
+      if (!push(&mrgs, &nmrgs, &mrgs_cap, m1))
+        return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, eat, "out of memory for the merges");
+      i++;
+    }
+    return EMBD_OK;
+  }
+
+  embd_result pattern_field(ondemand::value v, size_t at) {
+    std::string_view s;
+    if (auto ec = v.get_string().get(s)) {
+      if (ec == INCORRECT_TYPE) return not_a("pre_tokenizer_pattern", "a string", at);
+      return json_fail(ec, "pre_tokenizer_pattern");
+    }
+    if (s.empty())
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "pre_tokenizer_pattern: empty (map byte %zu)", at);
+    return EMBD_OK;
+  }
+
+  // A JSON boolean (b) or non-negative integer (u) parameter; kind 0 = anything else.
+  struct param {
+    std::string_view key;
+    int kind;  // 1 bool, 2 integer >= 0, 3 patterns (checked), 0 other
+    uint64_t u;
+    size_t at;
+  };
+
+  // One op of a version-1 pre_tokenizer_program (spec/PRETOKENIZER_PROGRAM.md, "Op set v1").
+  embd_result program_op(ondemand::value v, size_t i, size_t at) {
+    char what[64];
+    snprintf(what, sizeof what, "pre_tokenizer_program.ops[%zu]", i);
+    ondemand::object o;
+    if (auto ec = v.get_object().get(o)) {
+      if (ec == INCORRECT_TYPE) return not_a(what, "an object", at);
+      return json_fail(ec, what);
+    }
+    std::string_view op;
+    bool have_op = false;
+    param ps[8];
+    size_t np = 0;
+    for (auto fr : o) {
+      ondemand::field f;
+      if (auto ec = std::move(fr).get(f)) return json_fail(ec, what);
+      size_t kat = off(f.key().raw()) - 1;
+      std::string_view key;
+      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, what);
+      char sh[48];
+      if (key == "op") {
+        if (have_op)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.op: field appears twice (map byte %zu)", what, kat);
+        if (auto ec = f.value().get_string().get(op)) {
+          if (ec == INCORRECT_TYPE)
+            return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.op: not a string (map byte %zu)", what, kat);
+          return json_fail(ec, what);
+        }
+        have_op = true;
+        continue;
+      }
+      for (size_t j = 0; j < np; j++)
+        if (ps[j].key == key)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.%s: field appears twice (map byte %zu)", what,
+                           show(key.data(), key.size(), sh), kat);
+      if (np == sizeof ps / sizeof ps[0])
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: too many fields (map byte %zu)", what, kat);
+      param p{key, 0, 0, kat};
+      ondemand::value pv = f.value();
+      ondemand::json_type t;
+      if (auto ec = pv.type().get(t)) return json_fail(ec, what);
+      if (t == ondemand::json_type::boolean) {
+        bool b;
+        if (auto ec = pv.get_bool().get(b)) return json_fail(ec, what);
+        p.kind = 1;
+        p.u = b;
+      } else if (t == ondemand::json_type::number) {
+        ondemand::number_type nt;
+        if (auto ec = pv.get_number_type().get(nt)) return json_fail(ec, what);
+        if (nt == ondemand::number_type::unsigned_integer ||
+            nt == ondemand::number_type::signed_integer) {
+          int64_t x = -1;
+          uint64_t ux = 0;
+          if (nt == ondemand::number_type::signed_integer) {
+            if (auto ec = pv.get_int64().get(x)) return json_fail(ec, what);
+            if (x >= 0) p.kind = 2, p.u = static_cast<uint64_t>(x);
+          } else {
+            if (auto ec = pv.get_uint64().get(ux)) return json_fail(ec, what);
+            p.kind = 2, p.u = ux;
+          }
+        }
+      } else if (t == ondemand::json_type::array && key == "patterns") {
+        ondemand::array a;
+        if (auto ec = pv.get_array().get(a)) return json_fail(ec, what);
+        size_t k = 0;
+        for (auto er : a) {
+          ondemand::value e;
+          size_t eat = here();
+          if (auto ec = std::move(er).get(e)) return json_fail(ec, what);
+          std::string_view ps1;
+          if (auto ec = e.get_string().get(ps1)) {
+            if (ec == INCORRECT_TYPE)
+              return embd_fail(err, EMBD_ERR_MAP_SCHEMA, eat, "%s.patterns[%zu]: not a string (map byte %zu)",
+                               what, k, eat);
+            return json_fail(ec, what);
+          }
+          if (ps1.empty())
+            return embd_fail(err, EMBD_ERR_MAP_SCHEMA, eat, "%s.patterns[%zu]: empty (map byte %zu)", what, k, eat);
+          k++;
+        }
+        if (!k)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.patterns: empty (map byte %zu)", what, kat);
+        p.kind = 3;
+      }
+      ps[np++] = p;
+    }
+    if (!have_op)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.op: required field missing (map byte %zu)", what, at);
+    // The eight ops and their parameters: kind 1 bool, 2 integer (>= min), 3 patterns.
+    static const struct {
+      const char *op;
+      const char *p[2];
+      int kind[2];
+      bool required;  // p[0] must be present
+    } ops[] = {
+        {"literals_ci", {"patterns", nullptr}, {3, 0}, true},
+        {"letters", {"lead_other", nullptr}, {1, 0}, false},
+        {"numbers", {"max_run", nullptr}, {2, 0}, false},
+        {"punct_run", {"lead_space", "trailing_newlines"}, {1, 1}, false},
+        {"newline_block", {nullptr, nullptr}, {0, 0}, false},
+        {"trailing_ws", {nullptr, nullptr}, {0, 0}, false},
+        {"ws_run", {nullptr, nullptr}, {0, 0}, false},
+        {"metaspace_split", {"prefix_first", nullptr}, {1, 0}, false},
+    };
+    char sh[48];
+    int which = -1;
+    for (int k = 0; k < 8; k++)
+      if (op == ops[k].op) which = k;
+    if (which < 0)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.op: \"%s\" is not an op of program version 1 (map byte %zu)",
+                       what, show(op.data(), op.size(), sh), at);
+    bool have0 = false;
+    for (size_t j = 0; j < np; j++) {
+      int slot = -1;
+      for (int k = 0; k < 2; k++)
+        if (ops[which].p[k] && ps[j].key == ops[which].p[k]) slot = k;
+      if (slot < 0)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ps[j].at, "%s.%s: not a parameter of op \"%s\" (map byte %zu)",
+                         what, show(ps[j].key.data(), ps[j].key.size(), sh), ops[which].op, ps[j].at);
+      int want = ops[which].kind[slot];
+      if (ps[j].kind != want || (want == 2 && ps[j].u < 1))
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ps[j].at, "%s.%s: not %s (map byte %zu)", what,
+                         ops[which].p[slot],
+                         want == 1 ? "a boolean" : want == 2 ? "an integer >= 1" : "an array of strings",
+                         ps[j].at);
+      if (slot == 0) have0 = true;
+    }
+    if (ops[which].required && !have0)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.%s: required field missing (map byte %zu)", what,
+                       ops[which].p[0], at);
+    return EMBD_OK;
+  }
+
+  // pre_tokenizer_program (v2.1): null (the converter's "no program"), or
+  // {"version": 1, "ops": [op, ...]}.
+  embd_result program(ondemand::value v, size_t at) {
+    bool is_null = false;
+    if (auto ec = v.is_null().get(is_null)) return json_fail(ec, "pre_tokenizer_program");
+    if (is_null) {
+      program_null = true;
+      return EMBD_OK;
+    }
+    ondemand::object o;
+    if (auto ec = v.get_object().get(o)) {
+      if (ec == INCORRECT_TYPE) return not_a("pre_tokenizer_program", "an object or null", at);
+      return json_fail(ec, "pre_tokenizer_program");
+    }
+    bool have_version = false, have_ops = false;
+    for (auto fr : o) {
+      ondemand::field f;
+      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "pre_tokenizer_program");
+      size_t kat = off(f.key().raw()) - 1;
+      std::string_view key;
+      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "pre_tokenizer_program");
+      if (key == "version") {
+        if (have_version)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.version: field appears twice (map byte %zu)", kat);
+        have_version = true;
+        uint64_t ver;
+        if (embd_result r = uint_field(f.value(), "pre_tokenizer_program.version", kat, &ver)) return r;
+        if (ver != 1)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+                           "pre_tokenizer_program.version: %llu is not 1 (schema v2.1 defines program "
+                           "version 1) (map byte %zu)",
+                           static_cast<unsigned long long>(ver), kat);
+      } else if (key == "ops") {
+        if (have_ops)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.ops: field appears twice (map byte %zu)", kat);
+        have_ops = true;
+        ondemand::array a;
+        if (auto ec = f.value().get_array().get(a)) {
+          if (ec == INCORRECT_TYPE) return not_a("pre_tokenizer_program.ops", "an array", kat);
+          return json_fail(ec, "pre_tokenizer_program.ops");
+        }
+        size_t i = 0;
+        for (auto er : a) {
+          ondemand::value e;
+          size_t eat = here();
+          if (auto ec = std::move(er).get(e)) return json_fail(ec, "pre_tokenizer_program.ops");
+          if (embd_result r = program_op(e, i, eat)) return r;
+          i++;
+        }
+        if (!i) return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.ops: empty (map byte %zu)", kat);
+      } else {
+        char sh[48];
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+                         "pre_tokenizer_program.\"%s\": not a field of a version-1 program (map byte %zu)",
+                         show(key.data(), key.size(), sh), kat);
+      }
+    }
+    if (!have_version)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "pre_tokenizer_program.version: required field missing (map byte %zu)", at);
+    if (!have_ops)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "pre_tokenizer_program.ops: required field missing (map byte %zu)", at);
+    return EMBD_OK;
+  }
+
+  // A string member of an object that must be one of a closed set (set == NULL: any
+  // non-empty string, kept in the arena when keep_off != NULL).
+  embd_result enum_str(ondemand::value v, const char *what, size_t at, const char *const *set,
+                       uint32_t *keep_off = nullptr, uint32_t *keep_len = nullptr,
+                       int *idx = nullptr) {
+    std::string_view s;
+    if (auto ec = v.get_string().get(s)) {
+      if (ec == INCORRECT_TYPE) return not_a(what, "a string", at);
+      return json_fail(ec, what);
+    }
+    if (!set) {
+      if (s.empty()) return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: empty (map byte %zu)", what, at);
+      if (keep_off) {
+        if (!keep(s, keep_off)) return arena_fail();
+        *keep_len = static_cast<uint32_t>(s.size());
+      }
+      return EMBD_OK;
+    }
+    for (const char *const *p = set; *p; p++)
+      if (s == *p) {
+        if (idx) *idx = static_cast<int>(p - set);
+        return EMBD_OK;
+      }
+    char sh[48], list[160] = "";
+    for (const char *const *p = set; *p; p++) {
+      size_t l = strlen(list);
+      snprintf(list + l, sizeof list - l, "%s\"%s\"", p == set ? "" : ", ", *p);
+    }
+    return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: \"%s\" is not one of %s (map byte %zu)", what,
+                     show(s.data(), s.size(), sh), list, at);
+  }
+
+  // tool_calling (v2.1, spec § "Tool-call calling conventions in the map"): every member
+  // required; the markers must be keys of special_tokens (checked after the walk).
+  embd_result tool_calling(ondemand::value v, size_t at) {
+    static const char *const conventions[] = {"llama3", "qwen25", "phi4", "mistral_nemo", "deepseek_v3",
+                                              "deepseek_r1", "custom", nullptr};
+    static const char *const args[] = {"json", "python_args", nullptr};
+    static const char *const results[] = {"text", "json", nullptr};
+    ondemand::object o;
+    if (auto ec = v.get_object().get(o)) {
+      if (ec == INCORRECT_TYPE) return not_a("tool_calling", "an object", at);
+      return json_fail(ec, "tool_calling");
+    }
+    unsigned got = 0;
+    for (auto fr : o) {
+      ondemand::field f;
+      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "tool_calling");
+      size_t kat = off(f.key().raw()) - 1;
+      std::string_view key;
+      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "tool_calling");
+      static const char *const names[] = {"convention", "markers", "args_format", "result_format"};
+      int which = -1;
+      for (int k = 0; k < 4; k++)
+        if (key == names[k]) which = k;
+      char sh[48];
+      if (which < 0)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "tool_calling.\"%s\": not a field of tool_calling (map byte %zu)",
+                         show(key.data(), key.size(), sh), kat);
+      if (got & (1u << which))
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "tool_calling.%s: field appears twice (map byte %zu)",
+                         names[which], kat);
+      got |= 1u << which;
+      embd_result r = EMBD_OK;
+      if (which == 0) r = enum_str(f.value(), "tool_calling.convention", kat, conventions);
+      else if (which == 2) r = enum_str(f.value(), "tool_calling.args_format", kat, args);
+      else if (which == 3) r = enum_str(f.value(), "tool_calling.result_format", kat, results);
+      else r = markers(f.value(), kat);
+      if (r) return r;
+    }
+    static const char *const req[] = {"convention", "markers", "args_format", "result_format"};
+    for (int k = 0; k < 4; k++)
+      if (!(got & (1u << k)))
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "tool_calling.%s: required field missing (map byte %zu)",
+                         req[k], at);
+    return EMBD_OK;
+  }
+
+  embd_result markers(ondemand::value v, size_t at) {
+    ondemand::object o;
+    if (auto ec = v.get_object().get(o)) {
+      if (ec == INCORRECT_TYPE) return not_a("tool_calling.markers", "an object", at);
+      return json_fail(ec, "tool_calling.markers");
+    }
+    unsigned got = 0;
+    for (auto fr : o) {
+      ondemand::field f;
+      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "tool_calling.markers");
+      size_t kat = off(f.key().raw()) - 1;
+      std::string_view key;
+      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "tool_calling.markers");
+      int k = key == "start" ? 0 : key == "end" ? 1 : -1;
+      char sh[48];
+      if (k < 0)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "tool_calling.markers.\"%s\": not start or end (map byte %zu)",
+                         show(key.data(), key.size(), sh), kat);
+      if (got & (1u << k))
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "tool_calling.markers.%s: field appears twice (map byte %zu)",
+                         k ? "end" : "start", kat);
+      got |= 1u << k;
+      mark_at[k] = kat;
+      if (embd_result r = enum_str(f.value(), k ? "tool_calling.markers.end" : "tool_calling.markers.start", kat,
+                                   nullptr, &mark_off[k], &mark_len[k]))
+        return r;
+    }
+    for (int k = 0; k < 2; k++)
+      if (!(got & (1u << k)))
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "tool_calling.markers.%s: required field missing (map byte %zu)",
+                         k ? "end" : "start", at);
+    return EMBD_OK;
+  }
+
+  // zstd_dictionaries (spec § "Pre-trained ZSTD dictionaries"): entries {format, url, hash,
+  // size_bytes?}, at most one per wire format.
+  embd_result zstd(ondemand::value v, size_t at) {
+    static const char *const formats[] = {"msgpack", "protobuf", nullptr};
+    ondemand::array a;
+    if (auto ec = v.get_array().get(a)) {
+      if (ec == INCORRECT_TYPE) return not_a("zstd_dictionaries", "an array", at);
+      return json_fail(ec, "zstd_dictionaries");
+    }
+    size_t i = 0;
+    unsigned formats_seen = 0;
+    for (auto er : a) {
+      ondemand::value e;
+      size_t eat = here();
+      if (auto ec = std::move(er).get(e)) return json_fail(ec, "zstd_dictionaries");
+      char what[48];
+      snprintf(what, sizeof what, "zstd_dictionaries[%zu]", i);
+      ondemand::object o;
+      if (auto ec = e.get_object().get(o)) {
+        if (ec == INCORRECT_TYPE) return not_a(what, "an object", eat);
+        return json_fail(ec, what);
+      }
+      unsigned got = 0;
+      for (auto fr : o) {
+        ondemand::field f;
+        if (auto ec = std::move(fr).get(f)) return json_fail(ec, what);
+        size_t kat = off(f.key().raw()) - 1;
+        std::string_view key;
+        if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, what);
+        static const char *const names[] = {"format", "url", "hash", "size_bytes"};
+        int k = -1;
+        for (int j = 0; j < 4; j++)
+          if (key == names[j]) k = j;
+        char sh[48], w2[80];
+        if (k < 0)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.\"%s\": not a field of a dictionary entry (map byte %zu)",
+                           what, show(key.data(), key.size(), sh), kat);
+        snprintf(w2, sizeof w2, "%s.%s", what, names[k]);
+        if (got & (1u << k))
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: field appears twice (map byte %zu)", w2, kat);
+        got |= 1u << k;
+        embd_result r = EMBD_OK;
+        if (k == 0) {
+          int fi = -1;
+          r = enum_str(f.value(), w2, kat, formats, nullptr, nullptr, &fi);
+          if (!r && (formats_seen & (1u << fi)))
+            return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+                             "%s: a second dictionary for format \"%s\" (map byte %zu)", w2, formats[fi], kat);
+          if (!r) formats_seen |= 1u << fi;
+        } else if (k == 1) {
+          r = enum_str(f.value(), w2, kat, nullptr);
+        } else if (k == 2) {
+          std::string_view s;
+          if (auto ec = f.value().get_string().get(s)) {
+            if (ec == INCORRECT_TYPE) return not_a(w2, "a string", kat);
+            return json_fail(ec, w2);
+          }
+          char norm[72];
+          if (!embd_sha256_pin_norm_(s.data(), s.size(), norm))
+            return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+                             "%s: not \"sha256:\" and 64 hex digits (map byte %zu)", w2, kat);
+        } else {
+          uint64_t sz;
+          r = uint_field(f.value(), w2, kat, &sz);
+          if (!r && sz < 1)
+            return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: 0, a dictionary has bytes (map byte %zu)", w2, kat);
+        }
+        if (r) return r;
+      }
+      static const char *const req[] = {"format", "url", "hash"};
+      for (int k = 0; k < 3; k++)
+        if (!(got & (1u << k)))
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, eat, "%s.%s: required field missing (map byte %zu)", what,
+                           req[k], eat);
+      i++;
+    }
+    return EMBD_OK;
+  }
+
   embd_result parse() {
     // The strict pass first: the on-demand walk below skips what it does not read and
     // reports its first stage's errors at byte 0; this names the fault and its byte.
@@ -278,18 +858,27 @@ struct loader {
                    {"special_tokens", F_SPECIAL},
                    {"byte_fallback_start", F_FB_START},
                    {"byte_fallback_end", F_FB_END},
-                   {"published_at", F_PUBLISHED}};
+                   {"published_at", F_PUBLISHED},
+                   {"vocab", F_VOCABMAP},
+                   {"encoder", F_ENCODER},
+                   {"merges", F_MERGES},
+                   {"pre_tokenizer_pattern", F_PATTERN},
+                   {"pre_tokenizer_program", F_PROGRAM},
+                   {"tool_calling", F_TOOL},
+                   {"zstd_dictionaries", F_ZSTD}};
       unsigned bit = 0;
       const char *name = nullptr;
       for (const auto &k : known)
         if (key == k.name) bit = k.bit, name = k.name;
       if (!bit)
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
-                    "\"%.40s\": not a field of tokenizer map schema v0.1 (map byte %zu)",
+                    "\"%.40s\": not a field of tokenizer map schema v0.1 or v2.1 (map byte %zu)",
                     std::string(key).c_str(), kat);
       if (seen & bit)
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: field appears twice (map byte %zu)", name, kat);
       seen |= bit;
+      for (unsigned b = 0; b < 15; b++)
+        if (bit == (1u << b)) at_field[b] = kat;
       embd_result r = EMBD_OK;
       switch (bit) {
         case F_ID: r = str_field(f.value(), "id", kat, &m->id_off); break;
@@ -300,6 +889,13 @@ struct loader {
         case F_FB_END: r = uint_field(f.value(), "byte_fallback_end", kat, &fb_end); break;
         case F_TOKENS: r = tokens(f.value(), kat); break;
         case F_SPECIAL: r = special_tokens(f.value(), kat); break;
+        case F_VOCABMAP: r = vocab_obj(f.value(), kat); break;
+        case F_ENCODER: r = encoder_field(f.value(), kat); break;
+        case F_MERGES: r = merges_arr(f.value(), kat); break;
+        case F_PATTERN: r = pattern_field(f.value(), kat); break;
+        case F_PROGRAM: r = program(f.value(), kat); break;
+        case F_TOOL: r = tool_calling(f.value(), kat); break;
+        case F_ZSTD: r = zstd(f.value(), kat); break;
       }
       if (r) return r;
     }
@@ -311,11 +907,45 @@ struct loader {
     return EMBD_OK;
   }
 
+  // The name of entry e in messages: tokens["<id>"] (v0.1) or vocab["<token>"] (v2).
+  const char *ename(const ent &e, char out[64]) const {
+    if (!v2) {
+      snprintf(out, 64, "tokens[\"%u\"]", e.id);
+      return out;
+    }
+    char sh[48];
+    snprintf(out, 64, "vocab[\"%s\"]", show(m->arena + e.off, e.len, sh));
+    return out;
+  }
+  bool v2 = false;
+
   embd_result check() {
     static const struct {
       unsigned bit;
       const char *name;
-    } required[] = {{F_ID, "id"}, {F_VERSION, "version"}, {F_VOCAB, "vocab_size"}, {F_TOKENS, "tokens"}};
+    } required[] = {{F_ID, "id"}, {F_VERSION, "version"}, {F_VOCAB, "vocab_size"}};
+    if (!(seen & (F_TOKENS | F_VOCABMAP)))
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0,
+                       "tokens: required field missing (schema v0.1; a schema v2 map has \"vocab\" instead)");
+    v2 = (seen & F_VOCABMAP) != 0;
+    if (v2 && (seen & F_TOKENS)) {
+      size_t at = at_of(F_TOKENS);
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at,
+                       "\"tokens\": not a field of tokenizer map schema v2 (the map has \"vocab\"; "
+                       "\"tokens\" is schema v0.1's) (map byte %zu)", at);
+    }
+    if (!v2)
+      for (unsigned b = 0; b < 15; b++) {
+        unsigned bit = 1u << b;
+        if (!(seen & bit & F_V2_ONLY)) continue;
+        static const char *const v2names[] = {"vocab", "encoder", "merges", "pre_tokenizer_pattern",
+                                              "pre_tokenizer_program", "tool_calling", "zstd_dictionaries"};
+        size_t at = at_field[b];
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at,
+                         "\"%s\": not a field of tokenizer map schema v0.1 (the map has \"tokens\"; "
+                         "\"%s\" is schema v2's) (map byte %zu)",
+                         v2names[b - 8], v2names[b - 8], at);
+      }
     for (const auto &q : required)
       if (!(seen & q.bit))
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0, "%s: required field missing", q.name);
@@ -324,6 +954,23 @@ struct loader {
                   "vocab_size: %llu outside 1..4294967296 (map byte %zu)",
                   static_cast<unsigned long long>(vocab), at_vocab);
     m->vocab_size = vocab;
+    m->schema = 1;
+    if (v2) {
+      // v2 (the reference loaders: "id must be a non-empty string", version "2"): the
+      // version names the schema, not the map ("2"; "2.1" read as its additive successor).
+      const char *ver = m->arena + m->version_off;
+      if (!m->arena[m->id_off])
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at_of(F_ID), "id: empty (map byte %zu)", at_of(F_ID));
+      if (strcmp(ver, "2") != 0 && strcmp(ver, "2.1") != 0) {
+        char sh[48];
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at_of(F_VERSION),
+                         "version: \"%s\" is not a schema v2 version (\"2\" or \"2.1\"), in a map with "
+                         "\"vocab\" (map byte %zu)",
+                         show(ver, strlen(ver), sh), at_of(F_VERSION));
+      }
+      m->schema = (!strcmp(ver, "2.1") || (seen & (F_PROGRAM | F_TOOL))) ? 21 : 20;
+      m->encoder = encoder;
+    }
     if ((seen & F_FB_START) && !(seen & F_FB_END))
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at_fb,
                   "byte_fallback_end: required when byte_fallback_start is present");
@@ -348,48 +995,198 @@ struct loader {
       m->fb_start = static_cast<uint32_t>(fb_start);
       m->fb_end = static_cast<uint32_t>(fb_end);
     }
-    // tokens: ids below vocab_size, unique; byte-fallback ids spelled "<0xHH>" name their byte.
+    // ids below vocab_size, unique; byte-fallback ids spelled "<0xHH>" name their byte.
+    char en[64];
     for (size_t i = 0; i < nents; i++) {
       const ent &e = ents[i];
       if (e.id >= vocab)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, e.at, "tokens[\"%u\"]: id %u >= vocab_size %llu (map byte %u)",
-                    e.id, e.id, static_cast<unsigned long long>(vocab), e.at);
-      if (m->has_fallback && e.id >= m->fb_start && e.id <= m->fb_end && e.len == 6) {
-        const char *s = m->arena + e.off;
-        int h = hexval(s[3]), l = hexval(s[4]);
-        if (s[0] == '<' && s[1] == '0' && s[2] == 'x' && h >= 0 && l >= 0 && s[5] == '>' &&
-            static_cast<uint32_t>(h * 16 + l) != e.id - m->fb_start)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, e.at, "%s: id %u >= vocab_size %llu (map byte %u)",
+                    ename(e, en), e.id, static_cast<unsigned long long>(vocab), e.at);
+      if (m->has_fallback && e.id >= m->fb_start && e.id <= m->fb_end) {
+        int hb = byte_token(m->arena + e.off, e.len);
+        if (hb >= 0 && static_cast<uint32_t>(hb) != e.id - m->fb_start)
           return embd_fail(err, EMBD_ERR_MAP_SCHEMA, e.at,
-                      "tokens[\"%u\"]: byte-fallback id %u is byte 0x%02X, not %.6s (map byte %u)",
-                      e.id, e.id, e.id - m->fb_start, s, e.at);
+                      "%s: byte-fallback id %u is byte 0x%02X, not %.6s (map byte %u)",
+                      ename(e, en), e.id, e.id - m->fb_start, m->arena + e.off, e.at);
       }
     }
     if (nents > 1) qsort(ents, nents, sizeof *ents, cmp_ent); /* qsort(NULL, 0): UB */
     for (size_t i = 1; i < nents; i++)
       if (ents[i].id == ents[i - 1].id) {
-        uint32_t a = ents[i].at > ents[i - 1].at ? ents[i].at : ents[i - 1].at;
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, a, "tokens[\"%u\"]: id appears twice (map byte %u)",
-                    ents[i].id, a);
+        const ent &later = ents[i].at > ents[i - 1].at ? ents[i] : ents[i - 1];
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, later.at, "%s: id appears twice (id %u; map byte %u)",
+                    ename(later, en), later.id, later.at);
       }
     for (size_t i = 0; i < nspecs; i++) {
-      const spec &s = specs[i];
-      const char *nm = m->arena + s.name_off;
-      const char *more = s.name_len > 40 ? "..." : "";
-      if (s.id >= vocab)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, s.at,
+      const spec &sp = specs[i];
+      const char *nm = m->arena + sp.name_off;
+      const char *more = sp.name_len > 40 ? "..." : "";
+      if (sp.id >= vocab)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, sp.at,
                     "special_tokens[\"%.40s%s\"]: id %u >= vocab_size %llu (map byte %u)", nm, more,
-                    s.id, static_cast<unsigned long long>(vocab), s.at);
-      if (m->has_fallback && s.id >= m->fb_start && s.id <= m->fb_end)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, s.at,
+                    sp.id, static_cast<unsigned long long>(vocab), sp.at);
+      if (m->has_fallback && sp.id >= m->fb_start && sp.id <= m->fb_end)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, sp.at,
                     "special_tokens[\"%.40s%s\"]: id %u lies in the byte-fallback range %u..%u "
                     "(map byte %u)",
-                    nm, more, s.id, m->fb_start, m->fb_end, s.at);
+                    nm, more, sp.id, m->fb_start, m->fb_end, sp.at);
       for (size_t j = 0; j < i; j++)
-        if (specs[j].name_len == s.name_len && !memcmp(m->arena + specs[j].name_off, nm, s.name_len))
-          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, s.at,
-                      "special_tokens[\"%.40s%s\"]: name appears twice (map byte %u)", nm, more, s.at);
+        if (specs[j].name_len == sp.name_len && !memcmp(m->arena + specs[j].name_off, nm, sp.name_len))
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, sp.at,
+                      "special_tokens[\"%.40s%s\"]: name appears twice (map byte %u)", nm, more, sp.at);
+    }
+    if (v2) {
+      if (embd_result r = check_v2()) return r;
     }
     return EMBD_OK;
+  }
+
+  // v2: unique token strings, merges over the vocab, tool_calling markers; then the keys
+  // are decoded in place (the decoded bytes never outgrow the key).
+  embd_result check_v2() {
+    keyref *keys = static_cast<keyref *>(malloc(nents * sizeof(keyref)));
+    if (!keys) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the vocab index");
+    for (size_t i = 0; i < nents; i++) keys[i] = keyref{m->arena + ents[i].off, ents[i].len, static_cast<uint32_t>(i)};
+    if (nents > 1) qsort(keys, nents, sizeof *keys, cmp_key);
+    char en[64];
+    embd_result r = EMBD_OK;
+    for (size_t i = 1; i < nents && !r; i++)
+      if (!cmp_key(&keys[i], &keys[i - 1])) {
+        const ent &a = ents[keys[i].ent], &b = ents[keys[i - 1].ent];
+        const ent &later = a.at > b.at ? a : b;
+        r = embd_fail(err, EMBD_ERR_MAP_SCHEMA, later.at, "%s: token string appears twice (map byte %u)",
+                      ename(later, en), later.at);
+      }
+    // merges (HF tokenizers' rule): "left right", one space, left, right and left+right all
+    // tokens of the vocab; no merge twice.
+    keyref *ms = nullptr;
+    if (!r && nmrgs) {
+      ms = static_cast<keyref *>(malloc(nmrgs * sizeof(keyref)));
+      if (!ms) r = embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the merges");
+    }
+    char cat[512];
+    for (size_t i = 0; i < nmrgs && !r; i++) {
+      const mrg &g = mrgs[i];
+      const char *str = m->arena + g.off;
+      const char *sp = static_cast<const char *>(memchr(str, ' ', g.len));
+      char sh[48];
+      if (!sp || sp == str || sp == str + g.len - 1 || memchr(sp + 1, ' ', g.len - (sp + 1 - str))) {
+        r = embd_fail(err, EMBD_ERR_MAP_SCHEMA, g.at,
+                      "merges[%zu]: \"%s\" is not two tokens separated by one space (map byte %u)", i,
+                      show(str, g.len, sh), g.at);
+        break;
+      }
+      keyref parts[3] = {{str, static_cast<uint32_t>(sp - str), 0},
+                         {sp + 1, static_cast<uint32_t>(g.len - (sp + 1 - str)), 0},
+                         {nullptr, 0, 0}};
+      // left+right: a token of at most the merge's length, built in cat (or on the heap)
+      size_t cl = parts[0].len + parts[1].len;
+      char *cb = cl <= sizeof cat ? cat : static_cast<char *>(malloc(cl));
+      if (!cb) {
+        r = embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, g.at, "out of memory for the merges");
+        break;
+      }
+      memcpy(cb, parts[0].s, parts[0].len);
+      memcpy(cb + parts[0].len, parts[1].s, parts[1].len);
+      parts[2] = keyref{cb, static_cast<uint32_t>(cl), 0};
+      static const char *const role[] = {"left token", "right token", "merged token"};
+      for (int k = 0; k < 3 && !r; k++)
+        if (!bsearch(&parts[k], keys, nents, sizeof *keys, cmp_key))
+          r = embd_fail(err, EMBD_ERR_MAP_SCHEMA, g.at, "merges[%zu]: %s \"%s\" is not in vocab (map byte %u)", i,
+                        role[k], show(parts[k].s, parts[k].len, sh), g.at);
+      if (cb != cat) free(cb);
+      ms[i] = keyref{str, g.len, static_cast<uint32_t>(i)};
+    }
+    if (!r && nmrgs > 1) {
+      qsort(ms, nmrgs, sizeof *ms, cmp_key);
+      for (size_t i = 1; i < nmrgs && !r; i++)
+        if (!cmp_key(&ms[i], &ms[i - 1])) {
+          uint32_t a = ms[i].ent > ms[i - 1].ent ? ms[i].ent : ms[i - 1].ent;
+          uint32_t b = ms[i].ent > ms[i - 1].ent ? ms[i - 1].ent : ms[i].ent;
+          char sh[48];
+          r = embd_fail(err, EMBD_ERR_MAP_SCHEMA, mrgs[a].at, "merges[%u]: \"%s\" is merges[%u] again (map byte %u)",
+                        a, show(m->arena + mrgs[a].off, mrgs[a].len, sh), b, mrgs[a].at);
+        }
+    }
+    free(ms);
+    free(keys);
+    if (r) return r;
+    for (int k = 0; k < 2 && (seen & F_TOOL); k++) {
+      bool found = false;
+      for (size_t i = 0; i < nspecs && !found; i++)
+        found = specs[i].name_len == mark_len[k] &&
+                !memcmp(m->arena + specs[i].name_off, m->arena + mark_off[k], mark_len[k]);
+      if (!found) {
+        char sh[48];
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, mark_at[k],
+                         "tool_calling.markers.%s: \"%s\" is not a key of special_tokens (map byte %zu)",
+                         k ? "end" : "start", show(m->arena + mark_off[k], mark_len[k], sh), mark_at[k]);
+      }
+    }
+    return EMBD_OK;
+  }
+
+  uint32_t *spec_ids = nullptr;  // the special ids, sorted (decode() leaves them alone)
+  bool is_special(uint32_t id) const {
+    size_t lo = 0, hi = nspecs;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (spec_ids[mid] < id) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < nspecs && spec_ids[lo] == id;
+  }
+
+  // Decodes v2 vocab key e in place; its flags (EMBD_TOK_RAW, EMBD_TOK_BYTE) in *flags.
+  // Special tokens keep their string as written (HF renders added tokens verbatim).
+  void decode(ent &e, uint32_t *flags) {
+    *flags = 0;
+    if (is_special(e.id)) return;
+    char *s = m->arena + e.off;
+    if (encoder != EMBD_TOKMAP_ENCODER_BYTE_LEVEL) {
+      int hb = byte_token(s, e.len);
+      if (hb >= 0) {  // SentencePiece byte fallback "<0xHH>": the byte (HF's ByteFallback)
+        s[0] = static_cast<char>(hb);
+        e.len = 1;
+        *flags = EMBD_TOK_RAW | EMBD_TOK_BYTE;
+        return;
+      }
+      if (encoder == EMBD_TOKMAP_ENCODER_METASPACE) {  // U+2581 (E2 96 81) -> ' '
+        uint32_t w = 0;
+        for (uint32_t r = 0; r < e.len;) {
+          if (r + 2 < e.len && static_cast<unsigned char>(s[r]) == 0xE2 &&
+              static_cast<unsigned char>(s[r + 1]) == 0x96 && static_cast<unsigned char>(s[r + 2]) == 0x81) {
+            s[w++] = ' ';
+            r += 3;
+          } else {
+            s[w++] = s[r++];
+          }
+        }
+        e.len = w;
+        s[w] = 0;
+      }
+      return;
+    }
+    // byte_level: each code point of the GPT-2 alphabet is its byte; any other code point
+    // stays as its UTF-8 (what the reference decoders do, e.g. an added token's text).
+    uint32_t w = 0;
+    for (uint32_t r = 0; r < e.len;) {
+      unsigned char c = static_cast<unsigned char>(s[r]);
+      uint32_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;  // valid UTF-8 (checked)
+      uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1Fu) : n == 3 ? (c & 0x0Fu) : (c & 0x07u);
+      for (uint32_t k = 1; k < n; k++) cp = cp << 6 | (static_cast<unsigned char>(s[r + k]) & 0x3Fu);
+      int b = gpt2_byte(cp);
+      if (b >= 0) {
+        s[w++] = static_cast<char>(b);
+      } else {
+        memmove(s + w, s + r, n);
+        w += n;
+      }
+      r += n;
+    }
+    e.len = w;
+    s[w] = 0;
+    *flags = EMBD_TOK_RAW;
   }
 
   // toks (tokens + special ids without a token), the id index, specials.
@@ -399,8 +1196,15 @@ struct loader {
     m->specials = static_cast<embd_tokmap_special_entry *>(
         malloc((nspecs ? nspecs : 1) * sizeof(embd_tokmap_special_entry)));
     if (!m->toks || !m->specials) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the map");
-    for (size_t i = 0; i < nents; i++)
-      m->toks[i] = embd_tokmap_tok{ents[i].id, ents[i].off, ents[i].len, 0};
+    spec_ids = static_cast<uint32_t *>(malloc((nspecs ? nspecs : 1) * sizeof(uint32_t)));
+    if (!spec_ids) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the map");
+    for (size_t i = 0; i < nspecs; i++) spec_ids[i] = specs[i].id;
+    if (nspecs > 1) qsort(spec_ids, nspecs, sizeof *spec_ids, cmp_u32);
+    for (size_t i = 0; i < nents; i++) {
+      uint32_t fl = 0;
+      if (v2) decode(ents[i], &fl);
+      m->toks[i] = embd_tokmap_tok{ents[i].id, ents[i].off, ents[i].len, fl};
+    }
     m->ntoks = m->ntokens = nents;
     size_t cnt = nents;
     for (size_t i = 0; i < nspecs; i++) {
@@ -418,7 +1222,7 @@ struct loader {
       if (lo < nents && m->toks[lo].id == id) hit = &m->toks[lo];
       for (size_t j = nents; !hit && j < cnt; j++)
         if (m->toks[j].id == id) hit = &m->toks[j];
-      if (hit) hit->flags |= EMBD_TOK_SPECIAL;
+      if (hit) hit->flags = EMBD_TOK_SPECIAL;  // as written (decode() left it alone)
       else m->toks[cnt++] = embd_tokmap_tok{id, specs[i].name_off, specs[i].name_len, EMBD_TOK_SPECIAL};
     }
     m->ntoks = cnt;
@@ -426,8 +1230,11 @@ struct loader {
     m->nspecials = nspecs;
     if (m->ntoks > 1) qsort(m->toks, m->ntoks, sizeof *m->toks, cmp_tok);
     m->max_len = 1;
-    for (size_t i = 0; i < m->ntoks; i++)
+    for (size_t i = 0; i < m->ntoks; i++) {
       if (m->toks[i].len > m->max_len) m->max_len = m->toks[i].len;
+      if ((m->toks[i].flags & EMBD_TOK_RAW) && m->toks[i].len > m->max_raw_len)
+        m->max_raw_len = m->toks[i].len;
+    }
     // O(1) lookup: a dense id -> entry table unless the ids are very sparse (then a binary
     // search: a map of 5 tokens with vocab_size 2^32 must not cost 16 GiB).
     if (m->ntoks) {
