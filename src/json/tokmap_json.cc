@@ -85,20 +85,6 @@ struct mrg {
   uint32_t off, len, at;
 };
 
-// A vocab key in the sorted key index (duplicate keys, merges' tokens).
-struct keyref {
-  const char *s;
-  uint32_t len, ent;
-};
-
-int cmp_key(const void *a, const void *b) {
-  const keyref *x = static_cast<const keyref *>(a), *y = static_cast<const keyref *>(b);
-  size_t n = x->len < y->len ? x->len : y->len;
-  int c = n ? memcmp(x->s, y->s, n) : 0;
-  if (c) return c;
-  return x->len < y->len ? -1 : x->len > y->len;
-}
-
 // A string shown in a message: at most 32 bytes (cut at a UTF-8 boundary, "..." if cut),
 // control bytes, '"' and '\\' as '?', so the message stays one readable line.
 const char *show(const char *s, size_t n, char out[48]) {
@@ -133,6 +119,59 @@ int gpt2_byte(uint32_t cp) {
   if (n < 67) return static_cast<int>(0x7F + (n - 33));  // 0x7F..0xA0
   return 0xAD;
 }
+
+// An open-addressing hash set of strings, stored as indices (+ 1) whose string a callback
+// gives: the vocab's token strings, the merges.
+uint64_t hash_bytes(const char *s, size_t n) {
+  uint64_t h = 0xcbf29ce484222325u;  // FNV-1a
+  for (size_t i = 0; i < n; i++) h = (h ^ static_cast<unsigned char>(s[i])) * 0x100000001b3u;
+  return h ^ (h >> 29);
+}
+
+struct strset {
+  uint32_t *slot = nullptr;
+  size_t mask = 0;
+  ~strset() { free(slot); }
+  bool init(size_t n) {
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    slot = static_cast<uint32_t *>(calloc(cap, sizeof(uint32_t)));
+    mask = cap - 1;
+    return slot != nullptr;
+  }
+  // key(ctx, idx, &len): the string of index idx
+  template <class K>
+  bool has(const char *s, size_t n, K key, const void *ctx) const {
+    for (size_t h = hash_bytes(s, n) & mask;; h = (h + 1) & mask) {
+      if (!slot[h]) return false;
+      uint32_t l;
+      const char *t = key(ctx, slot[h] - 1, &l);
+      if (l == n && (n == 0 || !memcmp(t, s, n))) return true;
+    }
+  }
+  // Adds index idx (string arena + off, n bytes); false, the index already there in *other,
+  // if an equal string is in the set.
+  template <class K>
+  bool add(const char *arena, uint32_t off, size_t n, uint32_t idx, uint32_t *other, K key, const void *ctx) {
+    const char *s = arena + off;
+    for (size_t h = hash_bytes(s, n) & mask;; h = (h + 1) & mask) {
+      if (!slot[h]) {
+        slot[h] = idx + 1;
+        return true;
+      }
+      uint32_t l;
+      const char *t = key(ctx, slot[h] - 1, &l);
+      if (l == n && (n == 0 || !memcmp(t, s, n))) {
+        *other = slot[h] - 1;
+        return false;
+      }
+    }
+  }
+};
+
+struct loader;
+const char *ents_key(const void *ctx, uint32_t i, uint32_t *len);
+const char *mrgs_key(const void *ctx, uint32_t i, uint32_t *len);
 
 struct loader {
   const char *buf;  // padded copy of the document
@@ -210,27 +249,32 @@ struct loader {
   }
 
   // A non-negative integer (vocab_size, byte_fallback_*, special_tokens values).
-  embd_result uint_field(ondemand::value v, const char *what, size_t at, uint64_t *u) {
+  // what() names the field in a message: only called on an error (a vocab has 10^5 of them).
+  template <class W>
+  embd_result uint_field_w(ondemand::value v, W what, size_t at, uint64_t *u) {
     ondemand::json_type t;
-    if (auto ec = v.type().get(t)) return json_fail(ec, what);
+    if (auto ec = v.type().get(t)) return json_fail(ec, what());
     if (t != ondemand::json_type::number)
-      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not an integer (map byte %zu)", what, at);
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not an integer (map byte %zu)", what(), at);
     ondemand::number_type nt;
-    if (auto ec = v.get_number_type().get(nt)) return json_fail(ec, what);
+    if (auto ec = v.get_number_type().get(nt)) return json_fail(ec, what());
     if (nt == ondemand::number_type::signed_integer) {
       int64_t i;
-      if (auto ec = v.get_int64().get(i)) return json_fail(ec, what);
+      if (auto ec = v.get_int64().get(i)) return json_fail(ec, what());
       if (i < 0)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: %lld is negative (map byte %zu)", what,
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: %lld is negative (map byte %zu)", what(),
                     static_cast<long long>(i), at);
       *u = static_cast<uint64_t>(i);
       return EMBD_OK;
     }
     if (nt == ondemand::number_type::unsigned_integer) {
-      if (auto ec = v.get_uint64().get(*u)) return json_fail(ec, what);
+      if (auto ec = v.get_uint64().get(*u)) return json_fail(ec, what());
       return EMBD_OK;
     }
-    return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not an integer (map byte %zu)", what, at);
+    return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not an integer (map byte %zu)", what(), at);
+  }
+  embd_result uint_field(ondemand::value v, const char *what, size_t at, uint64_t *u) {
+    return uint_field_w(v, [what] { return what; }, at, u);
   }
 
   embd_result tokens(ondemand::value v, size_t at) {
@@ -355,11 +399,14 @@ struct loader {
       e.len = static_cast<uint32_t>(key.size());
       e.at = static_cast<uint32_t>(kat);
       char sh[48], what[64];
-      snprintf(what, sizeof what, "vocab[\"%s\"]", show(key.data(), key.size(), sh));
-      uint64_t id;
-      if (embd_result r = uint_field(f.value(), what, kat, &id)) return r;
+      auto name = [&] {
+        snprintf(what, sizeof what, "vocab[\"%s\"]", show(key.data(), key.size(), sh));
+        return what;
+      };
+      uint64_t id = 0;
+      if (embd_result r = uint_field_w(f.value(), name, kat, &id)) return r;
       if (id > UINT32_MAX)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: id %llu above 4294967295 (map byte %zu)", what,
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: id %llu above 4294967295 (map byte %zu)", name(),
                          static_cast<unsigned long long>(id), kat);
       e.id = static_cast<uint32_t>(id);
       if (!push(&ents, &nents, &ents_cap, e))
@@ -1044,73 +1091,55 @@ struct loader {
   // v2: unique token strings, merges over the vocab, tool_calling markers; then the keys
   // are decoded in place (the decoded bytes never outgrow the key).
   embd_result check_v2() {
-    keyref *keys = static_cast<keyref *>(malloc(nents * sizeof(keyref)));
-    if (!keys) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the vocab index");
-    for (size_t i = 0; i < nents; i++) keys[i] = keyref{m->arena + ents[i].off, ents[i].len, static_cast<uint32_t>(i)};
-    if (nents > 1) qsort(keys, nents, sizeof *keys, cmp_key);
+    // The vocab's strings in a hash set (ids of ents + 1): duplicate keys, then the merges'
+    // tokens looked up in it (a sorted index would cost a cache miss per comparison).
+    strset keys;
+    if (!keys.init(nents)) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the vocab index");
     char en[64];
-    embd_result r = EMBD_OK;
-    for (size_t i = 1; i < nents && !r; i++)
-      if (!cmp_key(&keys[i], &keys[i - 1])) {
-        const ent &a = ents[keys[i].ent], &b = ents[keys[i - 1].ent];
-        const ent &later = a.at > b.at ? a : b;
-        r = embd_fail(err, EMBD_ERR_MAP_SCHEMA, later.at, "%s: token string appears twice (map byte %u)",
-                      ename(later, en), later.at);
+    for (size_t i = 0; i < nents; i++) {
+      const ent &e = ents[i];
+      uint32_t other;
+      if (!keys.add(m->arena, e.off, e.len, static_cast<uint32_t>(i), &other, ents_key, this)) {
+        const ent &later = e.at > ents[other].at ? e : ents[other];
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, later.at, "%s: token string appears twice (map byte %u)",
+                         ename(later, en), later.at);
       }
+    }
     // merges (HF tokenizers' rule): "left right", one space, left, right and left+right all
     // tokens of the vocab; no merge twice.
-    keyref *ms = nullptr;
-    if (!r && nmrgs) {
-      ms = static_cast<keyref *>(malloc(nmrgs * sizeof(keyref)));
-      if (!ms) r = embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the merges");
-    }
+    strset seen_m;
+    if (nmrgs && !seen_m.init(nmrgs)) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the merges");
     char cat[512];
-    for (size_t i = 0; i < nmrgs && !r; i++) {
+    for (size_t i = 0; i < nmrgs; i++) {
       const mrg &g = mrgs[i];
       const char *str = m->arena + g.off;
       const char *sp = static_cast<const char *>(memchr(str, ' ', g.len));
       char sh[48];
-      if (!sp || sp == str || sp == str + g.len - 1 || memchr(sp + 1, ' ', g.len - (sp + 1 - str))) {
-        r = embd_fail(err, EMBD_ERR_MAP_SCHEMA, g.at,
-                      "merges[%zu]: \"%s\" is not two tokens separated by one space (map byte %u)", i,
-                      show(str, g.len, sh), g.at);
-        break;
-      }
-      keyref parts[3] = {{str, static_cast<uint32_t>(sp - str), 0},
-                         {sp + 1, static_cast<uint32_t>(g.len - (sp + 1 - str)), 0},
-                         {nullptr, 0, 0}};
-      // left+right: a token of at most the merge's length, built in cat (or on the heap)
-      size_t cl = parts[0].len + parts[1].len;
+      if (!sp || sp == str || sp == str + g.len - 1 || memchr(sp + 1, ' ', g.len - (sp + 1 - str)))
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, g.at,
+                         "merges[%zu]: \"%s\" is not two tokens separated by one space (map byte %u)", i,
+                         show(str, g.len, sh), g.at);
+      size_t ll = static_cast<size_t>(sp - str), rl = g.len - ll - 1, cl = ll + rl;
       char *cb = cl <= sizeof cat ? cat : static_cast<char *>(malloc(cl));
-      if (!cb) {
-        r = embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, g.at, "out of memory for the merges");
-        break;
-      }
-      memcpy(cb, parts[0].s, parts[0].len);
-      memcpy(cb + parts[0].len, parts[1].s, parts[1].len);
-      parts[2] = keyref{cb, static_cast<uint32_t>(cl), 0};
+      if (!cb) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, g.at, "out of memory for the merges");
+      memcpy(cb, str, ll);
+      memcpy(cb + ll, sp + 1, rl);
+      const char *ps[3] = {str, sp + 1, cb};
+      size_t pl[3] = {ll, rl, cl};
       static const char *const role[] = {"left token", "right token", "merged token"};
-      for (int k = 0; k < 3 && !r; k++)
-        if (!bsearch(&parts[k], keys, nents, sizeof *keys, cmp_key))
-          r = embd_fail(err, EMBD_ERR_MAP_SCHEMA, g.at, "merges[%zu]: %s \"%s\" is not in vocab (map byte %u)", i,
-                        role[k], show(parts[k].s, parts[k].len, sh), g.at);
-      if (cb != cat) free(cb);
-      ms[i] = keyref{str, g.len, static_cast<uint32_t>(i)};
-    }
-    if (!r && nmrgs > 1) {
-      qsort(ms, nmrgs, sizeof *ms, cmp_key);
-      for (size_t i = 1; i < nmrgs && !r; i++)
-        if (!cmp_key(&ms[i], &ms[i - 1])) {
-          uint32_t a = ms[i].ent > ms[i - 1].ent ? ms[i].ent : ms[i - 1].ent;
-          uint32_t b = ms[i].ent > ms[i - 1].ent ? ms[i - 1].ent : ms[i].ent;
-          char sh[48];
-          r = embd_fail(err, EMBD_ERR_MAP_SCHEMA, mrgs[a].at, "merges[%u]: \"%s\" is merges[%u] again (map byte %u)",
-                        a, show(m->arena + mrgs[a].off, mrgs[a].len, sh), b, mrgs[a].at);
+      for (int k = 0; k < 3; k++)
+        if (!keys.has(ps[k], pl[k], ents_key, this)) {
+          embd_result r = embd_fail(err, EMBD_ERR_MAP_SCHEMA, g.at, "merges[%zu]: %s \"%s\" is not in vocab (map byte %u)",
+                                    i, role[k], show(ps[k], pl[k], sh), g.at);
+          if (cb != cat) free(cb);
+          return r;
         }
+      if (cb != cat) free(cb);
+      uint32_t first;
+      if (!seen_m.add(m->arena, g.off, g.len, static_cast<uint32_t>(i), &first, mrgs_key, this))
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, g.at, "merges[%zu]: \"%s\" is merges[%u] again (map byte %u)", i,
+                         show(str, g.len, sh), first, g.at);
     }
-    free(ms);
-    free(keys);
-    if (r) return r;
     for (int k = 0; k < 2 && (seen & F_TOOL); k++) {
       bool found = false;
       for (size_t i = 0; i < nspecs && !found; i++)
@@ -1249,6 +1278,17 @@ struct loader {
     return EMBD_OK;
   }
 };
+
+const char *ents_key(const void *ctx, uint32_t i, uint32_t *len) {
+  const loader *L = static_cast<const loader *>(ctx);
+  *len = L->ents[i].len;
+  return L->m->arena + L->ents[i].off;
+}
+const char *mrgs_key(const void *ctx, uint32_t i, uint32_t *len) {
+  const loader *L = static_cast<const loader *>(ctx);
+  *len = L->mrgs[i].len;
+  return L->m->arena + L->mrgs[i].off;
+}
 
 }  // namespace
 
