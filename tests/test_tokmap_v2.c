@@ -383,7 +383,7 @@ static void test_plain_v2(void **state) {
   "\"pre_tokenizer_program\":{\"version\":1,\"ops\":[{\"op\":\"literals_ci\",\"patterns\":[\"'s\","  \
   "\"'t\"]},{\"op\":\"letters\",\"lead_other\":true},{\"op\":\"numbers\",\"max_run\":3},"           \
   "{\"op\":\"punct_run\",\"lead_space\":true,\"trailing_newlines\":false},{\"op\":\"newline_block\"}," \
-  "{\"op\":\"trailing_ws\"},{\"op\":\"ws_run\"},{\"op\":\"metaspace_split\",\"prefix_first\":false}]}," \
+  "{\"op\":\"trailing_ws\"},{\"op\":\"ws_run\"}]},"                                          \
   "\"tool_calling\":{\"convention\":\"qwen25\",\"markers\":{\"start\":\"<tool_call>\",\"end\":"     \
   "\"</tool_call>\"},\"args_format\":\"json\",\"result_format\":\"text\"},"                        \
   "\"zstd_dictionaries\":[{\"format\":\"msgpack\",\"url\":\"https://x/d.dict\",\"hash\":\"sha256:"  \
@@ -395,7 +395,7 @@ static void test_plain_v2(void **state) {
   "\"published_at\":\"2026-05-06T00:00:00Z\"}"
 /* python3 -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())'
  * over the bytes of FULL_V21 */
-#define FULL_V21_SHA256 "sha256:b198a25bd72ece54911be6fedfc345bb943c145e70ad26976fa03f5f6771c551"
+#define FULL_V21_SHA256 "sha256:84679f180b604f53f55cdbc6bdb31ff4e56b3a42f5e13d549950a35a3ccbb8e6"
 
 static void test_full_v21_and_pin(void **state) {
   (void)state;
@@ -461,6 +461,7 @@ static void test_truncation_v2(void **state) {
 
 #define V2 "{\"id\":\"x\",\"version\":\"2\",\"vocab_size\":8,\"vocab\":{\"a\":0,\"b\":1,\"ab\":2}"
 #define PROG(ops) V2 ",\"pre_tokenizer_program\":{\"version\":1,\"ops\":[" ops "]}}"
+#define STAGES(st) V2 ",\"pre_tokenizer_program\":{\"version\":2,\"stages\":[" st "]}}"
 #define TC(body) V2 ",\"special_tokens\":{\"<s>\":5,\"</s>\":6},\"tool_calling\":{" body "}}"
 #define TC_OK_REST "\"args_format\":\"json\",\"result_format\":\"text\""
 #define ZD(entry) V2 ",\"zstd_dictionaries\":[" entry "]}"
@@ -522,25 +523,48 @@ static const struct {
     /* pre_tokenizer_program (spec/PRETOKENIZER_PROGRAM.md, op set v1) */
     {V2 ",\"pre_tokenizer_program\":5}", "pre_tokenizer_program: not an object or null"},
     {V2 ",\"pre_tokenizer_program\":{\"ops\":[{\"op\":\"ws_run\"}]}}", "pre_tokenizer_program.version: required field missing"},
-    {V2 ",\"pre_tokenizer_program\":{\"version\":2,\"ops\":[{\"op\":\"ws_run\"}]}}", "pre_tokenizer_program.version: 2 is not 1"},
+    {V2 ",\"pre_tokenizer_program\":{\"version\":3,\"ops\":[{\"op\":\"ws_run\"}]}}", "pre_tokenizer_program.version: 3 is not 1 or 2"},
+    {V2 ",\"pre_tokenizer_program\":{\"version\":2,\"ops\":[{\"op\":\"ws_run\"}]}}", "pre_tokenizer_program.ops: not a field of a version-2 program"},
+    {V2 ",\"pre_tokenizer_program\":{\"version\":2}}", "pre_tokenizer_program.stages: required field missing"},
+    {V2 ",\"pre_tokenizer_program\":{\"version\":1,\"ops\":[{\"op\":\"ws_run\"}],\"stages\":[{\"stage\":\"cjk_isolate\"}]}}", "pre_tokenizer_program.stages: not a field of a version-1 program"},
+    {STAGES("{\"stage\":\"cjk_isolate\"},3"), "pre_tokenizer_program.stages[1]: not an object"},
+    {STAGES("{\"mode\":\"grouped\"}"), "pre_tokenizer_program.stages[0].stage: required field missing"},
+    {STAGES("{\"stage\":\"split\"}"), "pre_tokenizer_program.stages[0].stage: \"split\" is not a pre-tokenizer stage"},
+    {STAGES("{\"stage\":\"digits_isolate\",\"mode\":\"each\"}"), "pre_tokenizer_program.stages[0].mode: \"each\" is not one of its values"},
+    {STAGES("{\"stage\":\"digits_isolate\",\"max_run\":-1}"), "pre_tokenizer_program.stages[0].max_run: not a non-negative integer"},
+    {STAGES("{\"stage\":\"cjk_isolate\",\"max_run\":3}"), "pre_tokenizer_program.stages[0].max_run: not a parameter of \"cjk_isolate\""},
+    {STAGES("{\"stage\":\"alternation\"}"), "pre_tokenizer_program.stages[0].ops: required field missing"},
+    {STAGES("{\"stage\":\"cjk_isolate\",\"ops\":[{\"op\":\"ws_run\"}]}"), "pre_tokenizer_program.stages[0].ops: not a parameter of \"cjk_isolate\""},
+    {STAGES("{\"stage\":\"alternation\",\"ops\":[]}"), "pre_tokenizer_program.stages[0].ops: empty"},
+    {STAGES("{\"stage\":\"alternation\",\"ops\":[{\"op\":\"letters\",\"body\":\"L\"}]}"), "pre_tokenizer_program.stages[0].ops[0].body: \"L\" is not one of its values"},
+    {STAGES("{\"stage\":\"alternation\",\"ops\":[{\"op\":\"metaspace_split\"}]}"), "pre_tokenizer_program.stages[0].ops: metaspace_split is a version-1 program's only op"},
+    {STAGES("{\"stage\":\"alternation\",\"ops\":[{\"op\":\"ws_run\"}],\"ops\":[]}"), "pre_tokenizer_program.stages[0].ops: field appears twice"},
+    {V2 ",\"pre_tokenizer_program\":{\"version\":2,\"stages\":[]}}", "pre_tokenizer_program.stages: empty"},
+    {PROG("{\"op\":\"metaspace_split\"},{\"op\":\"ws_run\"}"), "pre_tokenizer_program.ops: metaspace_split is a version-1 program's only op"},
+    {PROG("{\"op\":\"letters\",\"lead_other\":true,\"lead_space\":true}"), "pre_tokenizer_program.ops[0]: lead_other and lead_space both true"},
+    {PROG("{\"op\":\"letters_cased\",\"kind\":\"lower\"}"), "pre_tokenizer_program.ops[0].kind: \"lower\" is not one of its values"},
+    {PROG("{\"op\":\"letters_cased\",\"trailing_ci\":[\"'s\",\"\"]}"), "pre_tokenizer_program.ops[0].trailing_ci[1]: empty"},
+    {PROG("{\"op\":\"punct_run\",\"charset\":\"all\"}"), "pre_tokenizer_program.ops[0].charset: \"all\" is not one of its values"},
+    {PROG("{\"op\":\"punct_run\",\"trailing_chars\":[\"\\n\"]}"), "pre_tokenizer_program.ops[0].trailing_chars: not a string"},
+    {PROG("{\"op\":\"literals\"}"), "pre_tokenizer_program.ops[0].patterns: required field missing"},
+    {PROG("{\"op\":\"punct_ascii_letters\",\"lead_space\":true}"), "pre_tokenizer_program.ops[0].lead_space: not a parameter of \"punct_ascii_letters\""},
     {V2 ",\"pre_tokenizer_program\":{\"version\":\"1\",\"ops\":[{\"op\":\"ws_run\"}]}}", "pre_tokenizer_program.version: not an integer"},
     {V2 ",\"pre_tokenizer_program\":{\"version\":1}}", "pre_tokenizer_program.ops: required field missing"},
     {V2 ",\"pre_tokenizer_program\":{\"version\":1,\"ops\":{}}}", "pre_tokenizer_program.ops: not an array"},
     {V2 ",\"pre_tokenizer_program\":{\"version\":1,\"ops\":[]}}", "pre_tokenizer_program.ops: empty"},
-    {V2 ",\"pre_tokenizer_program\":{\"version\":1,\"ops\":[{\"op\":\"ws_run\"}],\"stages\":[]}}", "pre_tokenizer_program.\"stages\": not a field of a version-1 program"},
+    {V2 ",\"pre_tokenizer_program\":{\"version\":1,\"ops\":[{\"op\":\"ws_run\"}],\"regex\":\"x\"}}", "pre_tokenizer_program.\"regex\": not a field of a pre-tokenizer program"},
     {V2 ",\"pre_tokenizer_program\":{\"version\":1,\"version\":1,\"ops\":[{\"op\":\"ws_run\"}]}}", "pre_tokenizer_program.version: field appears twice"},
     {PROG("\"ws_run\""), "pre_tokenizer_program.ops[0]: not an object"},
     {PROG("{\"op\":\"ws_run\"},{\"max_run\":3}"), "pre_tokenizer_program.ops[1].op: required field missing"},
     {PROG("{\"op\":5}"), "pre_tokenizer_program.ops[0].op: not a string"},
-    {PROG("{\"op\":\"regex\"}"), "pre_tokenizer_program.ops[0].op: \"regex\" is not an op of program version 1"},
+    {PROG("{\"op\":\"regex\"}"), "pre_tokenizer_program.ops[0].op: \"regex\" is not a pre-tokenizer op"},
     {PROG("{\"op\":\"ws_run\",\"op\":\"ws_run\"}"), "pre_tokenizer_program.ops[0].op: field appears twice"},
-    {PROG("{\"op\":\"letters\",\"max_run\":3}"), "pre_tokenizer_program.ops[0].max_run: not a parameter of op \"letters\""},
-    {PROG("{\"op\":\"ws_run\",\"lead_other\":true}"), "pre_tokenizer_program.ops[0].lead_other: not a parameter of op \"ws_run\""},
+    {PROG("{\"op\":\"letters\",\"max_run\":3}"), "pre_tokenizer_program.ops[0].max_run: not a parameter of \"letters\""},
+    {PROG("{\"op\":\"ws_run\",\"lead_other\":true}"), "pre_tokenizer_program.ops[0].lead_other: not a parameter of \"ws_run\""},
     {PROG("{\"op\":\"letters\",\"lead_other\":1}"), "pre_tokenizer_program.ops[0].lead_other: not a boolean"},
     {PROG("{\"op\":\"letters\",\"lead_other\":true,\"lead_other\":false}"), "pre_tokenizer_program.ops[0].lead_other: field appears twice"},
-    {PROG("{\"op\":\"numbers\",\"max_run\":0}"), "pre_tokenizer_program.ops[0].max_run: not an integer >= 1"},
-    {PROG("{\"op\":\"numbers\",\"max_run\":-3}"), "pre_tokenizer_program.ops[0].max_run: not an integer >= 1"},
-    {PROG("{\"op\":\"numbers\",\"max_run\":true}"), "pre_tokenizer_program.ops[0].max_run: not an integer >= 1"},
+        {PROG("{\"op\":\"numbers\",\"max_run\":-3}"), "pre_tokenizer_program.ops[0].max_run: not a non-negative integer"},
+    {PROG("{\"op\":\"numbers\",\"max_run\":true}"), "pre_tokenizer_program.ops[0].max_run: not a non-negative integer"},
     {PROG("{\"op\":\"punct_run\",\"trailing_newlines\":\"yes\"}"), "pre_tokenizer_program.ops[0].trailing_newlines: not a boolean"},
     {PROG("{\"op\":\"metaspace_split\",\"prefix_first\":null}"), "pre_tokenizer_program.ops[0].prefix_first: not a boolean"},
     {PROG("{\"op\":\"literals_ci\"}"), "pre_tokenizer_program.ops[0].patterns: required field missing"},
@@ -594,7 +618,19 @@ static void test_schema_v2_named(void **state) {
   const char *ok[] = {V2 "}", PROG("{\"op\":\"ws_run\"}"),
                       TC("\"convention\":\"llama3\",\"markers\":{\"start\":\"<s>\",\"end\":\"</s>\"}," TC_OK_REST),
                       ZD("{\"format\":\"msgpack\",\"url\":\"u\",\"hash\":" HASH "}"),
-                      V2 ",\"merges\":[\"a b\"]}"};
+                      V2 ",\"merges\":[\"a b\"]}",
+                      PROG("{\"op\":\"numbers\",\"max_run\":0,\"lead_space\":true}"),
+                      PROG("{\"op\":\"metaspace_split\",\"prefix_first\":true}"),
+                      /* the DeepSeek-V3 / Falcon / SmolLM2 shapes (HF Sequence pre-tokenizers) */
+                      STAGES("{\"stage\":\"digits_isolate\",\"mode\":\"grouped\",\"max_run\":3},"
+                             "{\"stage\":\"cjk_isolate\"},{\"stage\":\"punctuation_contiguous\"},"
+                             "{\"stage\":\"digit_triples_isolate\"},{\"stage\":\"digits_isolate\",\"mode\":\"individual\"},"
+                             "{\"stage\":\"alternation\",\"ops\":[{\"op\":\"punct_ascii_letters\"},"
+                             "{\"op\":\"letters\",\"lead_other\":true,\"lead_other_class\":\"l_p_s\",\"body\":\"L_M\"},"
+                             "{\"op\":\"letters\",\"lead_space\":true},{\"op\":\"literals\",\"patterns\":[\"'s\"]},"
+                             "{\"op\":\"letters_cased\",\"kind\":\"title\",\"lead_other\":true,\"trailing_ci\":[\"'s\"]},"
+                             "{\"op\":\"punct_run\",\"charset\":\"p_s\",\"trailing_chars\":\"\\r\\n/\"},"
+                             "{\"op\":\"newline_block\"},{\"op\":\"trailing_ws\"},{\"op\":\"ws_run\"}]}")};
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) embd_tokmap_free(load_ok(ok[i], strlen(ok[i])));
   for (size_t i = 0; i < sizeof g_bad / sizeof g_bad[0]; i++) {
     embd_error err;

@@ -474,18 +474,175 @@ struct loader {
     return EMBD_OK;
   }
 
-  // A JSON boolean (b) or non-negative integer (u) parameter; kind 0 = anything else.
+  // ---- pre_tokenizer_program ---------------------------------------------------------------
+  // Versions 1 ({"version": 1, "ops": [...]}: spec/PRETOKENIZER_PROGRAM.md) and 2
+  // ({"version": 2, "stages": [...]}: HF Sequence pre-tokenizers), the ops and stages and
+  // their parameters as the reference interpreters run them (docs/TOKMAP.md).
+
+  enum pkind { P_OTHER, P_BOOL, P_UINT, P_STRS, P_STR };
   struct param {
     std::string_view key;
-    int kind;  // 1 bool, 2 integer >= 0, 3 patterns (checked), 0 other
-    uint64_t u;
-    size_t at;
+    int kind;        // pkind of the value
+    uint64_t u;      // P_BOOL / P_UINT
+    std::string_view s;  // P_STR
+    size_t bad, at;  // P_STRS check: bad = 0 ok, else 1 + index of the first bad element
+    int why;         // 1 not a string, 2 empty, 3 empty array
+  };
+  struct pdef {
+    const char *name;
+    int kind;                     // pkind wanted
+    const char *const *choices;   // P_STR: the allowed strings (NULL: any)
+  };
+  struct odef {
+    const char *name;
+    pdef p[4];
   };
 
-  // One op of a version-1 pre_tokenizer_program (spec/PRETOKENIZER_PROGRAM.md, "Op set v1").
-  embd_result program_op(ondemand::value v, size_t i, size_t at) {
-    char what[64];
-    snprintf(what, sizeof what, "pre_tokenizer_program.ops[%zu]", i);
+  // Reads the members of one op or stage object into ps (the name member `namekey` into
+  // *name); "ops" (a stage's op list) is checked on the spot by program_ops.
+  embd_result members(ondemand::object o, const char *what, const char *namekey, std::string_view *name,
+                      bool *have_name, param *ps, size_t *np, size_t cap, size_t *ops_at, bool *have_ops) {
+    for (auto fr : o) {
+      ondemand::field f;
+      if (auto ec = std::move(fr).get(f)) return json_fail(ec, what);
+      size_t kat = off(f.key().raw()) - 1;
+      std::string_view key;
+      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, what);
+      char sh[48];
+      if (key == namekey) {
+        if (*have_name)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.%s: field appears twice (map byte %zu)", what, namekey, kat);
+        if (auto ec = f.value().get_string().get(*name)) {
+          if (ec == INCORRECT_TYPE)
+            return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.%s: not a string (map byte %zu)", what, namekey, kat);
+          return json_fail(ec, what);
+        }
+        *have_name = true;
+        continue;
+      }
+      for (size_t j = 0; j < *np; j++)
+        if (ps[j].key == key)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.%s: field appears twice (map byte %zu)", what,
+                           show(key.data(), key.size(), sh), kat);
+      if (ops_at && key == "ops") {
+        if (*have_ops)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.ops: field appears twice (map byte %zu)", what, kat);
+        *have_ops = true;
+        *ops_at = kat;
+        char w2[96];
+        snprintf(w2, sizeof w2, "%s.ops", what);
+        if (embd_result r = program_ops(f.value(), w2, kat, false)) return r;
+        continue;
+      }
+      if (*np == cap)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: too many fields (map byte %zu)", what, kat);
+      param p{key, P_OTHER, 0, {}, 0, kat, 0};
+      ondemand::value pv = f.value();
+      ondemand::json_type t;
+      if (auto ec = pv.type().get(t)) return json_fail(ec, what);
+      if (t == ondemand::json_type::boolean) {
+        bool b;
+        if (auto ec = pv.get_bool().get(b)) return json_fail(ec, what);
+        p.kind = P_BOOL;
+        p.u = b;
+      } else if (t == ondemand::json_type::number) {
+        ondemand::number_type nt;
+        if (auto ec = pv.get_number_type().get(nt)) return json_fail(ec, what);
+        if (nt == ondemand::number_type::signed_integer) {
+          int64_t x;
+          if (auto ec = pv.get_int64().get(x)) return json_fail(ec, what);
+          if (x >= 0) p.kind = P_UINT, p.u = static_cast<uint64_t>(x);
+        } else if (nt == ondemand::number_type::unsigned_integer) {
+          if (auto ec = pv.get_uint64().get(p.u)) return json_fail(ec, what);
+          p.kind = P_UINT;
+        }
+      } else if (t == ondemand::json_type::string) {
+        if (auto ec = pv.get_string().get(p.s)) return json_fail(ec, what);
+        p.kind = P_STR;
+      } else if (t == ondemand::json_type::array) {
+        ondemand::array a;
+        if (auto ec = pv.get_array().get(a)) return json_fail(ec, what);
+        size_t k = 0;
+        for (auto er : a) {
+          ondemand::value e;
+          size_t eat = here();
+          if (auto ec = std::move(er).get(e)) return json_fail(ec, what);
+          std::string_view es;
+          auto ec = e.get_string().get(es);
+          if (ec && ec != INCORRECT_TYPE) return json_fail(ec, what);
+          if (!p.bad && (ec || es.empty())) p.bad = k + 1, p.why = ec ? 1 : 2, p.at = eat;
+          k++;
+        }
+        if (!k) p.bad = 1, p.why = 3;
+        p.kind = P_STRS;
+      }
+      ps[(*np)++] = p;
+    }
+    return EMBD_OK;
+  }
+
+  // Checks ps against the parameters of def (all optional; none other).
+  embd_result check_params(const char *what, const odef &def, const param *ps, size_t np) {
+    char sh[48];
+    for (size_t j = 0; j < np; j++) {
+      const pdef *pd = nullptr;
+      for (const pdef &c : def.p)
+        if (c.name && ps[j].key == c.name) pd = &c;
+      if (!pd)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ps[j].at, "%s.%s: not a parameter of \"%s\" (map byte %zu)", what,
+                         show(ps[j].key.data(), ps[j].key.size(), sh), def.name, ps[j].at);
+      if (pd->kind == P_STRS && ps[j].kind == P_STRS && ps[j].bad) {
+        if (ps[j].why == 3)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ps[j].at, "%s.%s: empty (map byte %zu)", what, pd->name, ps[j].at);
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ps[j].at, "%s.%s[%zu]: %s (map byte %zu)", what, pd->name,
+                         ps[j].bad - 1, ps[j].why == 1 ? "not a string" : "empty", ps[j].at);
+      }
+      if (ps[j].kind != pd->kind)
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ps[j].at, "%s.%s: not %s (map byte %zu)", what, pd->name,
+                         pd->kind == P_BOOL ? "a boolean"
+                         : pd->kind == P_UINT ? "a non-negative integer"
+                         : pd->kind == P_STRS ? "an array of strings"
+                                              : "a string",
+                         ps[j].at);
+      if (pd->kind == P_STR && pd->choices) {
+        bool ok = false;
+        for (const char *const *c = pd->choices; *c; c++) ok = ok || ps[j].s == *c;
+        if (!ok)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ps[j].at, "%s.%s: \"%s\" is not one of its values (map byte %zu)",
+                           what, pd->name, show(ps[j].s.data(), ps[j].s.size(), sh), ps[j].at);
+      }
+    }
+    return EMBD_OK;
+  }
+
+  static const param *find_param(const param *ps, size_t np, const char *k) {
+    for (size_t j = 0; j < np; j++)
+      if (ps[j].key == k) return &ps[j];
+    return nullptr;
+  }
+
+  // One op of an alternation (a version-1 program's ops, a version-2 alternation stage's).
+  // *metaspace: it is metaspace_split (a version-1 program's only op, never in a stage).
+  embd_result program_op(ondemand::value v, const char *list, size_t i, size_t at, bool *metaspace) {
+    static const char *const lps[] = {"l_p_s", nullptr}, *const lm[] = {"L_M", nullptr},
+                             *const kinds[] = {"title", "upper", nullptr}, *const ps_[] = {"p_s", nullptr};
+    static const odef ops[] = {
+        {"literals_ci", {{"patterns", P_STRS, nullptr}, {}, {}, {}}},
+        {"literals", {{"patterns", P_STRS, nullptr}, {}, {}, {}}},
+        {"letters", {{"lead_other", P_BOOL, nullptr}, {"lead_other_class", P_STR, lps}, {"body", P_STR, lm},
+                     {"lead_space", P_BOOL, nullptr}}},
+        {"letters_cased", {{"kind", P_STR, kinds}, {"lead_other", P_BOOL, nullptr}, {"trailing_ci", P_STRS, nullptr}, {}}},
+        {"numbers", {{"max_run", P_UINT, nullptr}, {"lead_space", P_BOOL, nullptr}, {}, {}}},
+        {"punct_run", {{"lead_space", P_BOOL, nullptr}, {"trailing_newlines", P_BOOL, nullptr},
+                       {"charset", P_STR, ps_}, {"trailing_chars", P_STR, nullptr}}},
+        {"punct_ascii_letters", {{}, {}, {}, {}}},
+        {"newline_block", {{}, {}, {}, {}}},
+        {"trailing_ws", {{}, {}, {}, {}}},
+        {"ws_run", {{}, {}, {}, {}}},
+        {"metaspace_split", {{"prefix_first", P_BOOL, nullptr}, {}, {}, {}}},
+    };
+    char what[112];
+    snprintf(what, sizeof what, "%s[%zu]", list, i);
     ondemand::object o;
     if (auto ec = v.get_object().get(o)) {
       if (ec == INCORRECT_TYPE) return not_a(what, "an object", at);
@@ -495,128 +652,96 @@ struct loader {
     bool have_op = false;
     param ps[8];
     size_t np = 0;
-    for (auto fr : o) {
-      ondemand::field f;
-      if (auto ec = std::move(fr).get(f)) return json_fail(ec, what);
-      size_t kat = off(f.key().raw()) - 1;
-      std::string_view key;
-      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, what);
-      char sh[48];
-      if (key == "op") {
-        if (have_op)
-          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.op: field appears twice (map byte %zu)", what, kat);
-        if (auto ec = f.value().get_string().get(op)) {
-          if (ec == INCORRECT_TYPE)
-            return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.op: not a string (map byte %zu)", what, kat);
-          return json_fail(ec, what);
-        }
-        have_op = true;
-        continue;
-      }
-      for (size_t j = 0; j < np; j++)
-        if (ps[j].key == key)
-          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.%s: field appears twice (map byte %zu)", what,
-                           show(key.data(), key.size(), sh), kat);
-      if (np == sizeof ps / sizeof ps[0])
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: too many fields (map byte %zu)", what, kat);
-      param p{key, 0, 0, kat};
-      ondemand::value pv = f.value();
-      ondemand::json_type t;
-      if (auto ec = pv.type().get(t)) return json_fail(ec, what);
-      if (t == ondemand::json_type::boolean) {
-        bool b;
-        if (auto ec = pv.get_bool().get(b)) return json_fail(ec, what);
-        p.kind = 1;
-        p.u = b;
-      } else if (t == ondemand::json_type::number) {
-        ondemand::number_type nt;
-        if (auto ec = pv.get_number_type().get(nt)) return json_fail(ec, what);
-        if (nt == ondemand::number_type::unsigned_integer ||
-            nt == ondemand::number_type::signed_integer) {
-          int64_t x = -1;
-          uint64_t ux = 0;
-          if (nt == ondemand::number_type::signed_integer) {
-            if (auto ec = pv.get_int64().get(x)) return json_fail(ec, what);
-            if (x >= 0) p.kind = 2, p.u = static_cast<uint64_t>(x);
-          } else {
-            if (auto ec = pv.get_uint64().get(ux)) return json_fail(ec, what);
-            p.kind = 2, p.u = ux;
-          }
-        }
-      } else if (t == ondemand::json_type::array && key == "patterns") {
-        ondemand::array a;
-        if (auto ec = pv.get_array().get(a)) return json_fail(ec, what);
-        size_t k = 0;
-        for (auto er : a) {
-          ondemand::value e;
-          size_t eat = here();
-          if (auto ec = std::move(er).get(e)) return json_fail(ec, what);
-          std::string_view ps1;
-          if (auto ec = e.get_string().get(ps1)) {
-            if (ec == INCORRECT_TYPE)
-              return embd_fail(err, EMBD_ERR_MAP_SCHEMA, eat, "%s.patterns[%zu]: not a string (map byte %zu)",
-                               what, k, eat);
-            return json_fail(ec, what);
-          }
-          if (ps1.empty())
-            return embd_fail(err, EMBD_ERR_MAP_SCHEMA, eat, "%s.patterns[%zu]: empty (map byte %zu)", what, k, eat);
-          k++;
-        }
-        if (!k)
-          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.patterns: empty (map byte %zu)", what, kat);
-        p.kind = 3;
-      }
-      ps[np++] = p;
-    }
+    if (embd_result r = members(o, what, "op", &op, &have_op, ps, &np, 8, nullptr, nullptr)) return r;
     if (!have_op)
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.op: required field missing (map byte %zu)", what, at);
-    // The eight ops and their parameters: kind 1 bool, 2 integer (>= min), 3 patterns.
-    static const struct {
-      const char *op;
-      const char *p[2];
-      int kind[2];
-      bool required;  // p[0] must be present
-    } ops[] = {
-        {"literals_ci", {"patterns", nullptr}, {3, 0}, true},
-        {"letters", {"lead_other", nullptr}, {1, 0}, false},
-        {"numbers", {"max_run", nullptr}, {2, 0}, false},
-        {"punct_run", {"lead_space", "trailing_newlines"}, {1, 1}, false},
-        {"newline_block", {nullptr, nullptr}, {0, 0}, false},
-        {"trailing_ws", {nullptr, nullptr}, {0, 0}, false},
-        {"ws_run", {nullptr, nullptr}, {0, 0}, false},
-        {"metaspace_split", {"prefix_first", nullptr}, {1, 0}, false},
-    };
+    const odef *def = nullptr;
+    for (const odef &d : ops)
+      if (op == d.name) def = &d;
     char sh[48];
-    int which = -1;
-    for (int k = 0; k < 8; k++)
-      if (op == ops[k].op) which = k;
-    if (which < 0)
-      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.op: \"%s\" is not an op of program version 1 (map byte %zu)",
-                       what, show(op.data(), op.size(), sh), at);
-    bool have0 = false;
-    for (size_t j = 0; j < np; j++) {
-      int slot = -1;
-      for (int k = 0; k < 2; k++)
-        if (ops[which].p[k] && ps[j].key == ops[which].p[k]) slot = k;
-      if (slot < 0)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ps[j].at, "%s.%s: not a parameter of op \"%s\" (map byte %zu)",
-                         what, show(ps[j].key.data(), ps[j].key.size(), sh), ops[which].op, ps[j].at);
-      int want = ops[which].kind[slot];
-      if (ps[j].kind != want || (want == 2 && ps[j].u < 1))
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ps[j].at, "%s.%s: not %s (map byte %zu)", what,
-                         ops[which].p[slot],
-                         want == 1 ? "a boolean" : want == 2 ? "an integer >= 1" : "an array of strings",
-                         ps[j].at);
-      if (slot == 0) have0 = true;
-    }
-    if (ops[which].required && !have0)
-      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.%s: required field missing (map byte %zu)", what,
-                       ops[which].p[0], at);
+    if (!def)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.op: \"%s\" is not a pre-tokenizer op (map byte %zu)", what,
+                       show(op.data(), op.size(), sh), at);
+    if (embd_result r = check_params(what, *def, ps, np)) return r;
+    if ((op == "literals_ci" || op == "literals") && !find_param(ps, np, "patterns"))
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.patterns: required field missing (map byte %zu)", what, at);
+    const param *lo = find_param(ps, np, "lead_other"), *ls = find_param(ps, np, "lead_space");
+    if (op == "letters" && lo && lo->u && ls && ls->u)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ls->at, "%s: lead_other and lead_space both true (they exclude each "
+                       "other) (map byte %zu)", what, ls->at);
+    *metaspace = op == "metaspace_split";
     return EMBD_OK;
   }
 
-  // pre_tokenizer_program (v2.1): null (the converter's "no program"), or
-  // {"version": 1, "ops": [op, ...]}.
+  // An op list: a non-empty array of ops; metaspace_split only as a version-1 program's one op.
+  embd_result program_ops(ondemand::value v, const char *what, size_t at, bool v1) {
+    ondemand::array a;
+    if (auto ec = v.get_array().get(a)) {
+      if (ec == INCORRECT_TYPE) return not_a(what, "an array", at);
+      return json_fail(ec, what);
+    }
+    size_t i = 0, meta_at = 0;
+    bool meta = false;
+    for (auto er : a) {
+      ondemand::value e;
+      size_t eat = here();
+      if (auto ec = std::move(er).get(e)) return json_fail(ec, what);
+      bool ms = false;
+      if (embd_result r = program_op(e, what, i, eat, &ms)) return r;
+      if (ms && !meta) meta = true, meta_at = eat;
+      i++;
+    }
+    if (!i) return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: empty (map byte %zu)", what, at);
+    if (meta && (!v1 || i > 1))
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, meta_at,
+                       "%s: metaspace_split is a version-1 program's only op, not one op among others or in a "
+                       "stage (map byte %zu)", what, meta_at);
+    return EMBD_OK;
+  }
+
+  embd_result program_stage(ondemand::value v, size_t i, size_t at) {
+    static const char *const modes[] = {"individual", "grouped", nullptr};
+    static const odef stages[] = {
+        {"digits_isolate", {{"mode", P_STR, modes}, {"max_run", P_UINT, nullptr}, {}, {}}},
+        {"digit_triples_isolate", {{}, {}, {}, {}}},
+        {"punctuation_contiguous", {{}, {}, {}, {}}},
+        {"cjk_isolate", {{}, {}, {}, {}}},
+        {"alternation", {{}, {}, {}, {}}},  // its "ops" are read by members()
+    };
+    char what[64];
+    snprintf(what, sizeof what, "pre_tokenizer_program.stages[%zu]", i);
+    ondemand::object o;
+    if (auto ec = v.get_object().get(o)) {
+      if (ec == INCORRECT_TYPE) return not_a(what, "an object", at);
+      return json_fail(ec, what);
+    }
+    std::string_view st;
+    bool have_st = false, have_ops = false;
+    size_t ops_at = 0;
+    param ps[8];
+    size_t np = 0;
+    if (embd_result r = members(o, what, "stage", &st, &have_st, ps, &np, 8, &ops_at, &have_ops)) return r;
+    if (!have_st)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.stage: required field missing (map byte %zu)", what, at);
+    const odef *def = nullptr;
+    for (const odef &d : stages)
+      if (st == d.name) def = &d;
+    char sh[48];
+    if (!def)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.stage: \"%s\" is not a pre-tokenizer stage (map byte %zu)",
+                       what, show(st.data(), st.size(), sh), at);
+    if (embd_result r = check_params(what, *def, ps, np)) return r;
+    bool alt = st == "alternation";
+    if (alt && !have_ops)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.ops: required field missing (map byte %zu)", what, at);
+    if (!alt && have_ops)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ops_at, "%s.ops: not a parameter of \"%s\" (map byte %zu)", what,
+                       def->name, ops_at);
+    return EMBD_OK;
+  }
+
+  // pre_tokenizer_program (v2.1): null (the converter's "no program"), or a version-1 or
+  // version-2 program.
   embd_result program(ondemand::value v, size_t at) {
     bool is_null = false;
     if (auto ec = v.is_null().get(is_null)) return json_fail(ec, "pre_tokenizer_program");
@@ -629,7 +754,11 @@ struct loader {
       if (ec == INCORRECT_TYPE) return not_a("pre_tokenizer_program", "an object or null", at);
       return json_fail(ec, "pre_tokenizer_program");
     }
-    bool have_version = false, have_ops = false;
+    // version may follow the list: ops and stages are checked as they come, which one the
+    // version allows afterwards
+    uint64_t ver = 0;
+    bool have_version = false, have_ops = false, have_stages = false;
+    size_t ops_at = 0, stages_at = 0;
     for (auto fr : o) {
       ondemand::field f;
       if (auto ec = std::move(fr).get(f)) return json_fail(ec, "pre_tokenizer_program");
@@ -640,42 +769,56 @@ struct loader {
         if (have_version)
           return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.version: field appears twice (map byte %zu)", kat);
         have_version = true;
-        uint64_t ver;
         if (embd_result r = uint_field(f.value(), "pre_tokenizer_program.version", kat, &ver)) return r;
-        if (ver != 1)
+        if (ver != 1 && ver != 2)
           return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
-                           "pre_tokenizer_program.version: %llu is not 1 (schema v2.1 defines program "
-                           "version 1) (map byte %zu)",
+                           "pre_tokenizer_program.version: %llu is not 1 or 2 (map byte %zu)",
                            static_cast<unsigned long long>(ver), kat);
       } else if (key == "ops") {
         if (have_ops)
           return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.ops: field appears twice (map byte %zu)", kat);
         have_ops = true;
+        ops_at = kat;
+        if (embd_result r = program_ops(f.value(), "pre_tokenizer_program.ops", kat, true)) return r;
+      } else if (key == "stages") {
+        if (have_stages)
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.stages: field appears twice (map byte %zu)", kat);
+        have_stages = true;
+        stages_at = kat;
         ondemand::array a;
         if (auto ec = f.value().get_array().get(a)) {
-          if (ec == INCORRECT_TYPE) return not_a("pre_tokenizer_program.ops", "an array", kat);
-          return json_fail(ec, "pre_tokenizer_program.ops");
+          if (ec == INCORRECT_TYPE) return not_a("pre_tokenizer_program.stages", "an array", kat);
+          return json_fail(ec, "pre_tokenizer_program.stages");
         }
         size_t i = 0;
         for (auto er : a) {
           ondemand::value e;
           size_t eat = here();
-          if (auto ec = std::move(er).get(e)) return json_fail(ec, "pre_tokenizer_program.ops");
-          if (embd_result r = program_op(e, i, eat)) return r;
+          if (auto ec = std::move(er).get(e)) return json_fail(ec, "pre_tokenizer_program.stages");
+          if (embd_result r = program_stage(e, i, eat)) return r;
           i++;
         }
-        if (!i) return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.ops: empty (map byte %zu)", kat);
+        if (!i) return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.stages: empty (map byte %zu)", kat);
       } else {
         char sh[48];
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
-                         "pre_tokenizer_program.\"%s\": not a field of a version-1 program (map byte %zu)",
+                         "pre_tokenizer_program.\"%s\": not a field of a pre-tokenizer program (map byte %zu)",
                          show(key.data(), key.size(), sh), kat);
       }
     }
     if (!have_version)
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "pre_tokenizer_program.version: required field missing (map byte %zu)", at);
-    if (!have_ops)
+    if (ver == 1 && have_stages)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, stages_at,
+                       "pre_tokenizer_program.stages: not a field of a version-1 program (map byte %zu)", stages_at);
+    if (ver == 2 && have_ops)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, ops_at,
+                       "pre_tokenizer_program.ops: not a field of a version-2 program (its ops are in "
+                       "\"alternation\" stages) (map byte %zu)", ops_at);
+    if (ver == 1 && !have_ops)
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "pre_tokenizer_program.ops: required field missing (map byte %zu)", at);
+    if (ver == 2 && !have_stages)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "pre_tokenizer_program.stages: required field missing (map byte %zu)", at);
     return EMBD_OK;
   }
 
