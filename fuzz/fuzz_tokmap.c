@@ -1,10 +1,15 @@
 /* Fuzz target for tokenizer maps and detokenization (embd/tokmap.h).
  *
  * Input: one selector byte, then the body.
- *   selector bit 0 = 0: the body is a map: load it (never crash; on error *out = NULL and
- *     err names the result with an offset inside the body); a loaded map is detokenized
- *     over ids 0..vocab (capped) and a few beyond, in partial mode, one id per feed (bit 1:
- *     EMBD_DETOK_SKIP_SPECIAL, bit 2: EMBD_DETOK_REPLACE_UNKNOWN).
+ *   selector bit 0 = 0, bit 3 = 0: the body is a map (schema v0.1 or v2 / v2.1): load it
+ *     (never crash; on error *out = NULL and err names the result with an offset inside
+ *     the body); a loaded map is detokenized over ids 0..vocab (capped) and a few beyond,
+ *     in partial mode, one id per feed (bit 1: EMBD_DETOK_SKIP_SPECIAL, bit 2:
+ *     EMBD_DETOK_REPLACE_UNKNOWN).
+ *   selector bit 0 = 0, bit 3 = 1: the body is big-endian uint32 ids (folded into 0..319),
+ *     detokenized in partial mode with a fixed schema v2 byte_level map (raw-byte tokens
+ *     that are parts of UTF-8 sequences, byte-fallback ids, specials); bits 1-2 as above,
+ *     bits 4-6 the feed size - 1.
  *   selector bit 0 = 1: the body is big-endian uint32 ids, detokenized with a fixed small
  *     map (byte-fallback range, specials); bit 1 folds ids into 0..319 (mostly known),
  *     bits 2-3 are SKIP_SPECIAL / PARTIAL, bits 4-6 the feed size - 1, bit 7
@@ -25,6 +30,16 @@ static const char k_map[] =
     "\"byte_fallback_end\":258,\"tokens\":{\"0\":\"<unk>\",\"1\":\"<s>\",\"3\":\"<0x00>\","
     "\"259\":\"Hello\",\"260\":\" w\\u00f6rld\",\"261\":\"\\ud83d\\ude00\",\"262\":\"a\\u0000b\","
     "\"263\":\"\\u65e5\"},\"special_tokens\":{\"<s>\":1,\"<eot>\":299}}";
+
+/* schema v2, byte_level: "\u0120w\u00c3\u00b6rld" is " w\xC3\xB6rld", the 4 code points of id
+ * 260 are F0 9F 98 80 (U+1F600), 261/262 the halves of U+00E9, 263 U+65E5, 264 a NUL, 265
+ * A0 AD (ill-formed), 267 a newline (U+010A) */
+static const char k_map2[] =
+    "{\"id\":\"fuzz2\",\"version\":\"2\",\"vocab_size\":300,\"encoder\":\"byte_level\","
+    "\"byte_fallback_start\":3,\"byte_fallback_end\":258,\"vocab\":{\"!\":0,"
+    "\"\\u0120w\\u00c3\\u00b6rld\":259,\"\\u00f0\\u0141\\u013a\\u0122\":260,\"\\u00c3\":261,"
+    "\"\\u00a9\":262,\"\\u00e6\\u0139\\u00a5\":263,\"\\u0100\":264,\"\\u0142\\u0143\":265,"
+    "\"<|eot|>\":266,\"\\u010a\":267},\"special_tokens\":{\"<|eot|>\":266,\"<s>\":299}}";
 
 static void die(const char *what) {
   fprintf(stderr, "fuzz_tokmap: %s\n", what);
@@ -105,6 +120,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       ids[i] = (sel & 2) ? v % 320 : v; /* mostly known ids */
     }
     run(fixed, ((sel >> 2) & 3) | (sel & 0x80 ? EMBD_DETOK_REPLACE_UNKNOWN : 0), ids, n,
+        1 + ((sel >> 4) & 7));
+    free(ids);
+    return 0;
+  }
+  if (sel & 8) {
+    static embd_tokmap *fixed2;
+    if (!fixed2 && embd_tokmap_load(k_map2, sizeof k_map2 - 1, NULL, &fixed2, &err) != EMBD_OK)
+      die(err.message);
+    size_t n = len / 4;
+    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids) abort();
+    for (size_t i = 0; i < n; i++) {
+      const uint8_t *p = data + 1 + 4 * i;
+      ids[i] = ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]) % 320;
+    }
+    run(fixed2,
+        EMBD_DETOK_PARTIAL | ((sel >> 1) & 1) | (sel & 4 ? EMBD_DETOK_REPLACE_UNKNOWN : 0), ids, n,
         1 + ((sel >> 4) & 7));
     free(ids);
     return 0;

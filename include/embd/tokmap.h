@@ -1,9 +1,13 @@
-/* embd: Codec tokenizer maps (schema v0.1) and lazy detokenization of token ids to UTF-8.
+/* embd: Codec tokenizer maps (schema v0.1, v2 and v2.1) and lazy detokenization of token ids
+ * to UTF-8.
  *
  * A tokenizer map is the client-side decode table of the Codec token transport: a JSON
- * document (spec/tokenizer-map.schema.json v0.1) giving, per token id, the UTF-8 fragment
- * it stands for, the named special tokens, and an optional byte-fallback id range whose
- * ids stand for single raw bytes. Maps are content-addressed: the loader checks the
+ * document (spec/tokenizer-map.schema.json) giving, per token id, the fragment it stands
+ * for (v0.1 "tokens": id -> UTF-8 text; v2 "vocab": token string -> id, the string decoded
+ * by the map's "encoder": byte_level (GPT-2 byte alphabet), metaspace (U+2581 = space) or
+ * none), the named special tokens, and an optional byte-fallback id range whose ids stand
+ * for single raw bytes. v2's encode-only fields (merges, pre_tokenizer_pattern / _program,
+ * tool_calling, zstd_dictionaries) are validated, not used: embd does not encode text. Maps are content-addressed: the loader checks the
  * "sha256:<hex>" the server announced (READY frame map_hash, Codec-Tokenizer-Map header)
  * over the raw bytes before trusting them. docs/TOKMAP.md has the validation and
  * detokenization rules in full.
@@ -45,8 +49,8 @@ EMBD_API embd_result embd_tokmap_sha256(const void *data, size_t len,
  * Errors (err filled when not NULL; *out = NULL):
  *   EMBD_ERR_INVALID_ARGUMENT  NULL out, NULL json with len > 0, malformed expected_hash
  *   EMBD_ERR_MAP_HASH          the bytes' sha256 differs (both hashes in the message)
- *   EMBD_ERR_MAP_SCHEMA        malformed JSON, or a map that breaks schema v0.1 or its
- *                              consistency rules; the message names the field, e.g.
+ *   EMBD_ERR_MAP_SCHEMA        malformed JSON, or a map that breaks schema v0.1 / v2.1 or
+ *                              their consistency rules; the message names the field, e.g.
  *                              'tokens["300"]: id 300 >= vocab_size 256'; err->offset is
  *                              the byte offset of that field in json
  *   EMBD_ERR_OUT_OF_MEMORY */
@@ -60,7 +64,7 @@ EMBD_API const char *embd_tokmap_version(const embd_tokmap *map);
 EMBD_API const char *embd_tokmap_published_at(const embd_tokmap *map); /* "" if absent */
 EMBD_API const char *embd_tokmap_hash(const embd_tokmap *map); /* "sha256:..." of its bytes */
 EMBD_API uint64_t embd_tokmap_vocab_size(const embd_tokmap *map); /* 1 .. 2^32 */
-EMBD_API size_t embd_tokmap_token_count(const embd_tokmap *map);  /* entries of "tokens" */
+EMBD_API size_t embd_tokmap_token_count(const embd_tokmap *map);  /* entries of "tokens"/"vocab" */
 EMBD_API size_t embd_tokmap_special_count(const embd_tokmap *map); /* entries of "special_tokens" */
 /* 1 and the inclusive range if the map has a byte-fallback range, else 0. */
 EMBD_API int embd_tokmap_byte_fallback(const embd_tokmap *map, uint32_t *start, uint32_t *end);
@@ -71,10 +75,26 @@ EMBD_API embd_result embd_tokmap_special(const embd_tokmap *map, size_t i, const
 EMBD_API embd_result embd_tokmap_special_id(const embd_tokmap *map, const char *name,
                                             size_t name_len, uint32_t *id);
 
+/* The schema a loaded map follows: "0.1" (a "tokens" map), "2" (a "vocab" map), or "2.1" (a
+ * "vocab" map with version "2.1" or a v2.1 field: pre_tokenizer_program, tool_calling). */
+EMBD_API const char *embd_tokmap_schema(const embd_tokmap *map);
+
+typedef enum embd_tokmap_encoder {
+  EMBD_TOKMAP_ENCODER_NONE = 0,       /* v0.1, or v2 without "encoder": text as written */
+  EMBD_TOKMAP_ENCODER_BYTE_LEVEL = 1, /* v2 "byte_level": GPT-2 byte<->unicode alphabet */
+  EMBD_TOKMAP_ENCODER_METASPACE = 2   /* v2 "metaspace": U+2581 stands for a space */
+} embd_tokmap_encoder;
+EMBD_API embd_tokmap_encoder embd_tokmap_encoder_of(const embd_tokmap *map);
+
 typedef enum embd_token_kind {
-  EMBD_TOKEN_TEXT = 1,    /* a "tokens" entry: its UTF-8 fragment */
-  EMBD_TOKEN_BYTE = 2,    /* byte-fallback id: one raw byte (id - byte_fallback_start) */
-  EMBD_TOKEN_SPECIAL = 3  /* a special token: its "tokens" entry if any, else its name */
+  EMBD_TOKEN_TEXT = 1,    /* a "tokens" entry, or a v2 vocab token (none / metaspace
+                             encoder): its UTF-8 fragment */
+  EMBD_TOKEN_BYTE = 2,    /* byte-fallback id: one raw byte (id - byte_fallback_start), or
+                             a v2 "<0xHH>" token (none / metaspace encoder): the byte HH */
+  EMBD_TOKEN_SPECIAL = 3, /* a special token: its "tokens" / "vocab" string if any, else its
+                             name (as written: never byte_level- or metaspace-decoded) */
+  EMBD_TOKEN_BYTES = 4    /* a v2 byte_level vocab token: its raw bytes, which may be a part
+                             of a UTF-8 sequence only (the detokenizer assembles them) */
 } embd_token_kind;
 
 /* What id stands for, in O(1): *bytes and *len (not NUL-terminated; a byte-fallback id gives

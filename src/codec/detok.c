@@ -1,7 +1,7 @@
 /* Lazy detokenization: token ids -> UTF-8 through a tokenizer map (embd/tokmap.h).
  *
  * Text tokens are valid UTF-8 (the loader checks) and are copied as they are. Byte-fallback
- * ids go through an incremental UTF-8 assembler (the WHATWG/Unicode "maximal subpart"
+ * ids and the raw bytes of v2 byte_level / "<0xHH>" tokens go through an incremental UTF-8 assembler (the WHATWG/Unicode "maximal subpart"
  * decoder): a complete well-formed sequence is emitted, an ill-formed one becomes one
  * U+FFFD per maximal subpart, an incomplete one is held back (at most 3 bytes) until the
  * next byte-fallback id completes or breaks it, a non-byte token interrupts it (U+FFFD),
@@ -127,6 +127,10 @@ static embd_result run(const embd_detok *d, u8_state *st, const uint32_t *ids, s
                        "byte-fallback id)",
                        i, id, m->arena + m->id_off);
     }
+    if (t->flags & EMBD_TOK_RAW) { /* v2 byte_level / <0xHH>: bytes, like byte-fallback ids */
+      for (uint32_t k = 0; k < t->len; k++) feed_byte(st, (unsigned char)m->arena[t->off + k], s);
+      continue;
+    }
     /* A non-byte token ends any sequence the byte-fallback ids had started, rendered or
      * not (the output then never depends on SKIP_SPECIAL beyond the special's text). */
     flush(st, s);
@@ -221,6 +225,12 @@ size_t embd_detok_bound(const embd_tokmap *map, size_t n) {
    * a replaced unknown id's);
    * a completed sequence is at most 4 bytes. Plus one final U+FFFD. */
   size_t per = map->max_len > SIZE_MAX - 3 ? SIZE_MAX : map->max_len + 3;
+  /* a raw (v2 byte_level) token of k bytes: at most one U+FFFD per byte, plus one for a
+   * sequence it interrupts */
+  if (map->max_raw_len) {
+    size_t raw = map->max_raw_len > (SIZE_MAX - 3) / 3 ? SIZE_MAX : 3 * map->max_raw_len + 3;
+    if (raw > per) per = raw;
+  }
   if (per < 6) per = 6;
   if (n && per > (SIZE_MAX - 3) / n) return SIZE_MAX;
   return n * per + 3;

@@ -45,6 +45,13 @@ const char *embd_tokmap_hash(const embd_tokmap *map) { return map ? map->hash : 
 uint64_t embd_tokmap_vocab_size(const embd_tokmap *map) { return map ? map->vocab_size : 0; }
 size_t embd_tokmap_token_count(const embd_tokmap *map) { return map ? map->ntokens : 0; }
 size_t embd_tokmap_special_count(const embd_tokmap *map) { return map ? map->nspecials : 0; }
+const char *embd_tokmap_schema(const embd_tokmap *map) {
+  if (!map) return "";
+  return map->schema == 21 ? "2.1" : map->schema == 20 ? "2" : "0.1";
+}
+embd_tokmap_encoder embd_tokmap_encoder_of(const embd_tokmap *map) {
+  return map ? (embd_tokmap_encoder)map->encoder : EMBD_TOKMAP_ENCODER_NONE;
+}
 
 int embd_tokmap_byte_fallback(const embd_tokmap *map, uint32_t *start, uint32_t *end) {
   if (!map || !map->has_fallback) return 0;
@@ -111,6 +118,10 @@ embd_result embd_tokmap_lookup(const embd_tokmap *map, uint32_t id, const char *
   if (!t) return EMBD_ERR_UNKNOWN_TOKEN;
   if (bytes) *bytes = map->arena + t->off;
   if (len) *len = t->len;
-  if (kind) *kind = (t->flags & EMBD_TOK_SPECIAL) ? EMBD_TOKEN_SPECIAL : EMBD_TOKEN_TEXT;
+  if (kind)
+    *kind = (t->flags & EMBD_TOK_SPECIAL) ? EMBD_TOKEN_SPECIAL
+            : (t->flags & EMBD_TOK_BYTE)  ? EMBD_TOKEN_BYTE
+            : (t->flags & EMBD_TOK_RAW)   ? EMBD_TOKEN_BYTES
+                                          : EMBD_TOKEN_TEXT;
   return EMBD_OK;
 }

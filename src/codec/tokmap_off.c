@@ -28,6 +28,10 @@ const char *embd_tokmap_published_at(const embd_tokmap *map) { return (void)map,
 const char *embd_tokmap_hash(const embd_tokmap *map) { return (void)map, ""; }
 uint64_t embd_tokmap_vocab_size(const embd_tokmap *map) { return (void)map, 0; }
 size_t embd_tokmap_token_count(const embd_tokmap *map) { return (void)map, 0; }
+const char *embd_tokmap_schema(const embd_tokmap *map) { return (void)map, ""; }
+embd_tokmap_encoder embd_tokmap_encoder_of(const embd_tokmap *map) {
+  return (void)map, EMBD_TOKMAP_ENCODER_NONE;
+}
 size_t embd_tokmap_special_count(const embd_tokmap *map) { return (void)map, 0; }
 int embd_tokmap_byte_fallback(const embd_tokmap *map, uint32_t *start, uint32_t *end) {
   (void)map, (void)start, (void)end;

@@ -805,6 +805,28 @@ def t_tokens_map(ex):
     check(out.decode() == "a" + fffd * 3 + "b\n", "tokens: maximal subparts: %r" % out)
     expect(["tokens", "--map", write("bad.json", '{"id": 3}'), "-"], 1, stdin=ex)
     expect(["tokens", "--map", path("missing.json"), "-"], 3, stdin=ex)
+    # Schema v2, byte_level (docs/TOKMAP.md § Schema v2): the vocab strings are code points of
+    # GPT-2's byte alphabet (printable bytes themselves, the other 68 from U+0100 on); an emoji
+    # whose bytes are split over two tokens in two TOKENS frames comes out whole.
+    g2, nxt = {}, 256
+    for b in range(256):
+        if 33 <= b <= 126 or 161 <= b <= 172 or b >= 174:
+            g2[b] = chr(b)
+        else:
+            g2[b], nxt = chr(nxt), nxt + 1
+    bl = lambda bs: "".join(g2[b] for b in bs)
+    v2 = {"id": "cli/v2", "version": "2", "vocab_size": 8, "encoder": "byte_level",
+          "vocab": {bl(b" Hello"): 0, bl(emoji[:3]): 1, bl(emoji[3:]): 2, "<|eot|>": 3, bl(b"\n"): 4},
+          "special_tokens": {"<|eot|>": 3}}
+    mv2 = write("v2.json", json.dumps(v2, ensure_ascii=False))
+    s3 = tokens_frame([0, 1]) + tokens_frame([2, 4, 3]) + sframe(3)
+    out, _ = expect(["tokens", "--map", mv2, "-"], 0, stdin=s3)
+    check(out.decode() == " Hello\U0001F600\n<|eot|>\n", "tokens --map (v2 byte_level): %r" % out)
+    out, _ = expect(["tokens", "--map", mv2, "--reference", "-"], 0, stdin=s3)
+    check(out.decode() == " Hello\U0001F600\n\n", "tokens --map (v2) --reference: %r" % out)
+    v2["vocab"]["x"] = 9
+    expect(["tokens", "--map", write("v2bad.json", json.dumps(v2)), "-"], 1, stdin=s3,
+           err_has=['vocab["x"]: id 9 >= vocab_size 8'])
 
 
 def t_bench():
