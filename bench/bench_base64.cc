@@ -3,9 +3,10 @@
 // EVP_DecodeBlock / EVP_EncodeBlock (when found) and memcpy of the same number of bytes,
 // in one binary so that they share the machine's state.
 //
-// Sizes are in base64 characters: 8192 (6144 bytes: one 1536-dim float32 embedding),
-// 65536 and 1048576 (49152 and 786432 bytes); standard alphabet, padded (these byte
-// counts are multiples of 3, so there is no '='). Names:
+// Sizes are in base64 characters: 100 and 1024 (75 and 768 bytes: where the per-call work
+// and the tails show), 8192 (6144 bytes: one 1536-dim float32 embedding), 65536 and
+// 1048576 (49152 and 786432 bytes); standard alphabet, padded (these byte counts are
+// multiples of 3, so there is no '='). Names:
 //   base64-decode/<contender>/<chars>, base64-encode/<contender>/<chars>,
 //   memcpy/<chars> (copies chars / 4 * 3 bytes).
 // Contenders: the registry names, "embd" (the public function), "openssl".
@@ -34,7 +35,7 @@
 namespace {
 using namespace embd_bench;
 
-constexpr size_t kChars[] = {8192, 65536, 1048576};
+constexpr size_t kChars[] = {100, 1024, 8192, 65536, 1048576};
 constexpr size_t kMaxChars = 1048576;
 constexpr size_t kMaxBytes = kMaxChars / 4 * 3;
 

@@ -7,7 +7,8 @@
  *     Decodes src[0 .. n) (n a multiple of 4, no padding expected) from the start, in
  *     whole blocks of its choosing, and stops at the first block holding any character
  *     outside the alphabet ('=' included) or when fewer than a block remain. Returns the
- *     characters consumed (a multiple of 4); has written exactly consumed / 4 * 3 bytes.
+ *     characters consumed (a multiple of 4); has written consumed / 4 * 3 bytes (and,
+ *     when it stopped at a bad block, possibly scratch after them: the decode then fails).
  *     It may read only src[0 .. n) and write only dst[0 .. n / 4 * 3): vector stores that
  *     would spill past that must be masked or left to the scalar loop. It may return 0
  *     (e.g. an alphabet it does not handle): the scalar loop then does everything.
@@ -155,8 +156,10 @@ static inline embd_result embd_b64_size(const uint8_t *src, size_t len, unsigned
   const size_t last = r ? r : 4; /* characters in the final group */
   size_t pads = 0;
   while (pads < 2 && pads < last && src[len - 1 - pads] == '=') pads++;
-  *body = len - last;
-  *size = *body / 4 * 3 + (last - pads > 1 ? last - pads - 1 : 0);
+  /* A final group of 4 characters without '=' follows no rule of its own: it joins the
+   * body (the block kernels decode it; the first bad character is found the same way). */
+  *body = r == 0 && pads == 0 ? len : len - last;
+  *size = (len - last) / 4 * 3 + (last - pads > 1 ? last - pads - 1 : 0);
   return EMBD_OK;
 }
 

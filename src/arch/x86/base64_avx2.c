@@ -2,15 +2,16 @@
  * Decoding Using AVX2 Instructions" (ACM TOWEB 2018). Contract: src/core/base64_driver.h.
  * The same steps as base64_sse42.c on 256-bit vectors (pshufb works per 128-bit lane):
  *
- * Decode, 32 characters -> 24 bytes per block: nibble-lookup validation, offset table by
- * high nibble, vpmaddubsw + vpmaddwd packing, vpshufb to 12 bytes per lane. Two blocks
- * per iteration, validated together with one vptest per block on the two class masks
- * (no AND needed) before anything is stored (a pair holding a bad character returns at
- * its start: the scalar loop takes over); each lane is stored as 16 bytes (12 useful),
- * so the paired loop runs only while the last store ends inside dst[0 .. n / 4 * 3).
- * Single blocks then put the lanes together with vpermd and store exactly 16 + 8 bytes;
- * the last block is the one ending at n (overlapping characters already decoded,
- * rewriting the same bytes), or for n under 32 a 128-bit block with 8 + 4.
+ * Decode, 32 characters -> 24 bytes per block: two nibble lookups validate (hib & ~lob),
+ * an offset table indexed by hi + lob translates (the tables: base64_x86_luts.h, from
+ * scripts/gen_base64_x86_luts.py), vpmaddubsw + vpmaddwd pack, vpshufb to 12 bytes per
+ * lane. Four blocks per iteration, each stored as soon as decoded (16 bytes per lane, 12
+ * useful), their error masks ORed and tested once (a group holding a bad character
+ * returns at its start: the scalar loop finds it); the loop runs only while the last
+ * store ends inside dst[0 .. n / 4 * 3). Single blocks then put the lanes together with
+ * vpermd and store exactly 16 + 8 bytes; the last block is the one ending at n
+ * (overlapping characters already decoded, rewriting the same bytes), or for n under 32
+ * a 128-bit block with 8 + 4.
  *
  * Encode, 24 bytes -> 32 characters per block: one 32-byte load from 4 bytes before the
  * block puts its first 12 bytes in lane 0 at offset 4 and the next 12 in lane 1 at offset

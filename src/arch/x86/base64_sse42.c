@@ -3,19 +3,20 @@
  * Contract: src/core/base64_driver.h.
  *
  * Decode, 16 characters -> 12 bytes per block:
- *   validation: two pshufb lookups, by low and by high nibble, of class bit masks; a
- *     character is outside the alphabet iff the two masks share a bit (ptest);
- *   translation: pshufb of an offset table by high nibble, the one character whose high
- *     nibble is shared with a different offset ('/' standard, '_' URL) steered to a spare
- *     table slot by a compare;
+ *   validation: two pshufb lookups of class bit masks, lob by low nibble (straight from
+ *     the character: pshufb gives 0 for bytes >= 0x80) and hib by high nibble; a character
+ *     is outside the alphabet iff hib & ~lob is non-zero (ptest's carry flag);
+ *   translation: pshufb of an offset table indexed by hi + lob, whose low bits tell '/'
+ *     from '+' ('_' from 'P'..'Z') without a compare (the tables: base64_x86_luts.h,
+ *     found and checked on all 256 bytes by scripts/gen_base64_x86_luts.py);
  *   packing: pmaddubsw (a * 64 + b, c * 64 + d), pmaddwd (into 24 bits per dword),
  *     pshufb compaction of 4 x 3 bytes into the low 12.
- * Two blocks per iteration, validated together (ptest of the two masks, no AND needed)
- * before anything is stored; a pair holding a bad character returns at its start and the
- * driver's scalar loop takes over there. The 16-byte stores carry 12 useful bytes: the
- * paired loop runs only while the second store ends inside dst[0 .. n / 4 * 3); the last
- * blocks store exactly 8 + 4 bytes, the very last being the one that ends at n
- * (overlapping characters already decoded, rewriting the same bytes).
+ * Four blocks per iteration, each stored at once (16-byte stores, 12 useful), their error
+ * masks ORed and tested once per group; a group holding a bad character returns at its
+ * start and the driver's scalar loop takes over there. The groups run only while the last
+ * store ends inside dst[0 .. n / 4 * 3); the last blocks store exactly 8 + 4 bytes, the
+ * very last being the one that ends at n (overlapping characters already decoded,
+ * rewriting the same bytes).
  *
  * Encode, 12 bytes -> 16 characters per block: pshufb into (s1 s0 s2 s1) per dword,
  * pmulhuw / pmullw to move the four 6-bit fields into their bytes, then the offset

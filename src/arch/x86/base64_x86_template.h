@@ -8,7 +8,7 @@
  * file may include it once per width, 128 first (base64_avx2.c: the 128-bit kernels take
  * inputs under one 256-bit block). Defines, for width W (names suffixed _128 or _256):
  *   b64_dec_consts_W, b64_dec_setup_W(url)   the decode tables for an alphabet
- *   b64_dec_translate_W(x, k, &lob, &hib)    characters -> 6-bit values; lob & hib is
+ *   b64_dec_translate_W(x, k, &lob, &hib)    characters -> 6-bit values; hib & ~lob is
  *                                            non-zero exactly where a character is bad
  *   b64_dec_pack_W(v)                        values -> 12 bytes at the bottom of each lane
  *   b64_enc_lut_W(url), b64_enc_split_W(in, shuffle), b64_enc_translate_W(v, lut)
@@ -19,6 +19,7 @@
 #include <immintrin.h>
 
 #include "base64_driver.h"
+#include "base64_x86_luts.h"
 
 #ifndef EMBD_BASE64_X86_SHARED
 #define EMBD_BASE64_X86_SHARED
@@ -60,50 +61,35 @@
 /* ---- decode ---- */
 
 typedef struct {
-  V lut_lo, lut_hi, lut_roll, special, steer;
+  V lut_lo, lut_hi, lut_roll;
 } N_(b64_dec_consts);
 
+/* The tables and the method: scripts/gen_base64_x86_luts.py (base64_x86_luts.h). */
 B64_INLINE N_(b64_dec_consts) N_(b64_dec_setup)(int url) {
   N_(b64_dec_consts) k;
   if (!url) {
-    /* classes: 0x01 hi 0,1,8..15 (nothing valid); 0x02 hi 2 (only '+' 0x2B, '/' 0x2F);
-     * 0x04 hi 3 (digits, lo 0..9); 0x08 hi 4,6 (lo 1..15); 0x10 hi 5,7 (lo 0..10). */
-    k.lut_lo = ROW(0x0B, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x07, 0x15, 0x17,
-                   0x17, 0x17, 0x15);
-    k.lut_hi = ROW(0x01, 0x01, 0x02, 0x04, 0x08, 0x10, 0x08, 0x10, 0x01, 0x01, 0x01, 0x01, 0x01,
-                   0x01, 0x01, 0x01);
-    /* index = hi nibble, minus one for '/': [1] '/', [2] '+', [3] digits, [4..7] letters */
-    k.lut_roll = ROW(0, 16, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0);
-    k.special = V_(set1_epi8)('/');
-    k.steer = V_(set1_epi8)(-1);
+    k.lut_lo = ROW(B64_LUT_LO_STD);
+    k.lut_hi = ROW(B64_LUT_HI_STD);
+    k.lut_roll = ROW(B64_LUT_ROLL_STD);
   } else {
-    /* classes: 0x01 as above; 0x02 hi 2 (only '-' 0x2D); 0x04 hi 3; 0x08 hi 4,6;
-     * 0x10 hi 5 (lo 0..10 and '_' 0x5F); 0x20 hi 7 (lo 0..10). */
-    k.lut_lo = ROW(0x0B, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x07, 0x37, 0x37,
-                   0x35, 0x37, 0x27);
-    k.lut_hi = ROW(0x01, 0x01, 0x02, 0x04, 0x08, 0x10, 0x08, 0x20, 0x01, 0x01, 0x01, 0x01, 0x01,
-                   0x01, 0x01, 0x01);
-    /* index = hi nibble, plus 8 for '_' (slot 13, whose high nibble is never valid) */
-    k.lut_roll = ROW(0, 0, 17, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, -32, 0, 0);
-    k.special = V_(set1_epi8)('_');
-    k.steer = V_(set1_epi8)(8);
+    k.lut_lo = ROW(B64_LUT_LO_URL);
+    k.lut_hi = ROW(B64_LUT_HI_URL);
+    k.lut_roll = ROW(B64_LUT_ROLL_URL);
   }
   return k;
 }
 
-/* Validation: pshufb lookups of class bit masks by low and by high nibble, which share a
- * bit exactly where a character is outside the alphabet (tested with ptest, no AND).
- * Translation: pshufb of an offset table by high nibble, the one character whose high
- * nibble is shared with a different offset ('/' standard, '_' URL) steered to a spare
- * table slot by a compare. */
+/* Characters -> 6-bit values (for valid characters) in 9 operations, validation included:
+ * lob = pshufb(LO, x) (by low nibble, straight from x: bit 7 zeroes it), hib = pshufb(HI,
+ * hi); the character is outside the alphabet iff hib & ~lob is non-zero (tested by ptest's
+ * carry flag or ORed for a group); the offset table is indexed by hi + lob, whose low bits
+ * tell the one character sharing its high nibble with a different offset ('/' from '+',
+ * '_' from 'P'..'Z'). */
 B64_INLINE V N_(b64_dec_translate)(V x, const N_(b64_dec_consts) *k, V *lob, V *hib) {
-  const V nib = V_(set1_epi8)(0x0f);
-  const V hi = VSI(and)(V_(srli_epi32)(x, 4), nib);
-  const V lo = VSI(and)(x, nib);
-  *lob = V_(shuffle_epi8)(k->lut_lo, lo);
+  const V hi = VSI(and)(V_(srli_epi32)(x, 4), V_(set1_epi8)(0x0f));
+  *lob = V_(shuffle_epi8)(k->lut_lo, x);
   *hib = V_(shuffle_epi8)(k->lut_hi, hi);
-  const V sp = VSI(and)(V_(cmpeq_epi8)(x, k->special), k->steer);
-  return V_(add_epi8)(x, V_(shuffle_epi8)(k->lut_roll, V_(add_epi8)(hi, sp)));
+  return V_(add_epi8)(x, V_(shuffle_epi8)(k->lut_roll, V_(add_epi8)(hi, *lob)));
 }
 
 /* 16 values per lane (4 per dword, first character first) -> 12 bytes at the bottom of
@@ -125,26 +111,48 @@ B64_INLINE void N_(b64_dec_store_lanes)(uint8_t *d, V p) {
 #endif
 }
 
-/* The main decode loop: two blocks (2 * W / 8 characters) per iteration, validated
- * together with one ptest per block on its two class masks before anything is stored.
- * The lane stores spill 4 bytes, so pairs run only while the last one ends inside
- * dst[0 .. out) (out = n / 4 * 3). Returns the characters decoded from the start; *bad
- * is set when it stopped at a pair holding a character outside the alphabet. */
-B64_INLINE size_t N_(b64_dec_pairs)(uint8_t *dst, const uint8_t *src, size_t n, size_t out,
+/* One block of the main loop: translated, packed and stored (16 bytes per lane, 12
+ * useful) at once, its error mask ORed into *e for the group's single test. */
+B64_INLINE void N_(b64_dec_step)(uint8_t *d, const uint8_t *s, const N_(b64_dec_consts) *k,
+                                 V *e) {
+  V l, h;
+  const V v = N_(b64_dec_translate)(VSI(loadu)((const V *)s), k, &l, &h);
+  V m = VSI(andnot)(l, h);
+  /* the mask is taken here, not regrouped by the compiler into a tree over the four
+   * blocks (which keeps every block's two masks live and spills them) */
+  __asm__("" : "+x"(m));
+  *e = VSI(or)(*e, m);
+  N_(b64_dec_store_lanes)(d, N_(b64_dec_pack)(v));
+}
+
+/* The main decode loop: four blocks (4 * W / 8 characters) per iteration, each stored as
+ * soon as it is decoded, their error masks ORed and tested once per group: one branch
+ * per group, none per block, and nothing kept live across blocks (the translation's
+ * registers die at each store). A group holding a bad character has been stored anyway,
+ * which the contract allows (bytes past the characters consumed are scratch); the loop
+ * returns its start and the driver's scalar loop finds the character, at most one group
+ * on. The lane stores spill 4 bytes, so groups run only while the last one ends inside
+ * dst[0 .. n / 4 * 3): n - i >= 4 blocks + 8 characters. *bad is set when it stopped at
+ * a bad group. */
+B64_INLINE size_t N_(b64_dec_quads)(uint8_t *dst, const uint8_t *src, size_t n,
                                     const N_(b64_dec_consts) *k, int *bad) {
   enum { BLK = B64_W / 8, OUT = BLK / 4 * 3 };
-  size_t i = 0, o = 0;
+  size_t i = 0;
   *bad = 0;
-  for (; i + 2 * BLK <= n && o + 2 * OUT + 4 <= out; i += 2 * BLK, o += 2 * OUT) {
-    V l0, h0, l1, h1;
-    const V v0 = N_(b64_dec_translate)(VSI(loadu)((const V *)(src + i)), k, &l0, &h0);
-    const V v1 = N_(b64_dec_translate)(VSI(loadu)((const V *)(src + i + BLK)), k, &l1, &h1);
-    if (!(VSI(testz)(l0, h0) & VSI(testz)(l1, h1))) {
+  if (n < 4 * BLK + 8) return 0;
+  const size_t last = n - (4 * BLK + 8); /* the last start of a group */
+  uint8_t *d = dst;
+  for (; i <= last; i += 4 * BLK, d += 4 * OUT) {
+    const uint8_t *s = src + i;
+    V e = VSI(setzero)();
+    N_(b64_dec_step)(d, s, k, &e);
+    N_(b64_dec_step)(d + OUT, s + BLK, k, &e);
+    N_(b64_dec_step)(d + 2 * OUT, s + 2 * BLK, k, &e);
+    N_(b64_dec_step)(d + 3 * OUT, s + 3 * BLK, k, &e);
+    if (!VSI(testz)(e, e)) {
       *bad = 1;
       break;
     }
-    N_(b64_dec_store_lanes)(dst + o, N_(b64_dec_pack)(v0));
-    N_(b64_dec_store_lanes)(dst + o + OUT, N_(b64_dec_pack)(v1));
   }
   return i;
 }
@@ -193,7 +201,7 @@ enum {
 B64_INLINE int N_(b64_dec_exact)(uint8_t *d, const uint8_t *s, const N_(b64_dec_consts) *k) {
   V l, h;
   const V v = N_(b64_dec_translate)(VSI(loadu)((const V *)s), k, &l, &h);
-  if (!VSI(testz)(l, h)) return 0;
+  if (!VSI(testc)(l, h)) return 0;
 #if B64_W == 128
   const __m128i p = b64_dec_pack_128(v); /* 8 + 4 bytes */
   _mm_storel_epi64((__m128i *)d, p);
@@ -217,7 +225,7 @@ B64_INLINE size_t N_(b64_dec)(uint8_t *dst, const uint8_t *src, size_t n, int ur
   const N_(b64_dec_consts) k = N_(b64_dec_setup)(url);
   const size_t out = n / 4 * 3;
   int bad;
-  size_t i = N_(b64_dec_pairs)(dst, src, n, out, &k, &bad), o = i / 4 * 3;
+  size_t i = N_(b64_dec_quads)(dst, src, n, &k, &bad), o = i / 4 * 3;
   if (bad) return i;
   for (; i + BLK <= n; i += BLK, o += OUT)
     if (!N_(b64_dec_exact)(dst + o, src + i, &k)) return i;
