@@ -9,7 +9,9 @@
  *   NACC        independent accumulators in the main loop; NACC * VL bytes per step
  *   VEC, LOADU(p), XOR3(a, b, c), CLMUL(a, k, imm), BCAST(k128)
  *   K_MAIN      the 128-bit multiplier pair for distance NACC * VL (EMBD_K128(n))
- *   TO128(v)    reduce one VL-byte register to 16 bytes ending where it ends
+ *   KLANES, DIRECT  names for this instantiation's helpers
+ *   TO128X(v)   XOR of the VL / 16 lanes of v (lanes already moved to the same place)
+ *   LASTVEC_TO128(v)  one VL-byte register reduced to 16 bytes ending where it ends
  *
  * Why several accumulators: a fold is a carry-less multiply (latency 4-7 cycles) and an
  * XOR; with one accumulator the loop runs at the latency, with NACC of them the
@@ -20,14 +22,75 @@ static inline VEC FOLDV(VEC a, VEC k, VEC data) {
   return XOR3(CLMUL(a, k, 0x00), CLMUL(a, k, 0x11), data);
 }
 
+/* The multipliers for the VL / 16 lanes of a vector whose first lane is `d` bytes from
+ * its destination (the next lanes 16, 32, ... bytes less). */
+static inline VEC KLANES(size_t d) {
+#if VL == 16
+  return embd_crc32_x86_kby(d);
+#else
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(embd_crc32_x86_kby(d)),
+                                 embd_crc32_x86_kby(d - 16), 1);
+#endif
+}
+
+/* Everything from `p` to `end` (n = end - p bytes, 1 <= n < NACC * VL) folded straight
+ * to the end in one step, XORed with `init` (16 bytes that end at p) moved forward by n,
+ * and reduced to the CRC: every multiply is independent, so the latency is one fold and
+ * the Barrett finish whatever n is (a fold tree would add a level per doubling, a chain
+ * one per 16 bytes). The grid of 16-byte chunks starts at p; the last chunk is the 16
+ * bytes ending at end with the bytes the grid already covers masked off, so no distance
+ * needs to be a multiple of 16 (embd_crc32_fold_by has them all). `init_is_crc`: init is
+ * only the inverted CRC (the message is short): XORed into the first chunk instead. */
+static inline uint32_t DIRECT(__m128i init, int init_is_crc, const uint8_t *p, size_t n) {
+  const uint8_t *end = p + n;
+  size_t k = (n - 1) / 16;           /* whole chunks before the last one's new bytes */
+  size_t keep = n - 16 * k;          /* 1..16 */
+  __m128i last = embd_crc32_x86_last(end, keep);
+  VEC a0 = ZERO(), a1 = ZERO(), first = ZERO();
+  size_t i = 0;
+  if (init_is_crc) {
+    if (k == 0) return embd_crc32_x86_finish_barrett(_mm_xor_si128(last, init)); /* n == 16 */
+    first = CAST_FROM128(init);      /* XORed into chunk 0 */
+  } else {
+    __m128i ki = embd_crc32_x86_kby(n);
+    last = _mm_xor_si128(last, _mm_xor_si128(_mm_clmulepi64_si128(init, ki, 0x00),
+                                             _mm_clmulepi64_si128(init, ki, 0x11)));
+  }
+  /* Two accumulators split the XOR chain. */
+  for (; i + 2 * (VL / 16) <= k; i += 2 * (VL / 16)) {
+    VEC v0 = XOR3(LOADU(p + 16 * i), first, ZERO());
+    VEC k0 = KLANES(n - 16 - 16 * i);
+    VEC v1 = LOADU(p + 16 * i + VL);
+    VEC k1 = KLANES(n - 16 - 16 * i - VL);
+    a0 = XOR3(a0, CLMUL(v0, k0, 0x00), CLMUL(v0, k0, 0x11));
+    a1 = XOR3(a1, CLMUL(v1, k1, 0x00), CLMUL(v1, k1, 0x11));
+    first = ZERO();
+  }
+  if (i + VL / 16 <= k) {
+    VEC v0 = XOR3(LOADU(p + 16 * i), first, ZERO());
+    VEC k0 = KLANES(n - 16 - 16 * i);
+    a0 = XOR3(a0, CLMUL(v0, k0, 0x00), CLMUL(v0, k0, 0x11));
+    first = ZERO();
+    i += VL / 16;
+  }
+  __m128i r = _mm_xor_si128(TO128X(XOR3(a0, a1, ZERO())), last);
+#if VL == 32
+  if (i < k) { /* one 16-byte chunk left */
+    __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)),
+                              _mm256_castsi256_si128(first));
+    __m128i kc = embd_crc32_x86_kby(n - 16 - 16 * i);
+    r = _mm_xor_si128(r, _mm_xor_si128(_mm_clmulepi64_si128(c, kc, 0x00),
+                                       _mm_clmulepi64_si128(c, kc, 0x11)));
+  }
+#endif
+  return embd_crc32_x86_finish_barrett(r);
+}
+
 uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
   const uint8_t *p = (const uint8_t *)buf;
   uint32_t x = ~crc;
   if (len < 16) return ~embd_crc32_raw(x, p, len);
-  if (len < NACC * VL) {
-    __m128i r = embd_crc32_x86_first(p, x);
-    return ~embd_crc32_x86_rest(r, p + 16, len - 16, 1);
-  }
+  if (len < NACC * VL) return ~DIRECT(_mm_cvtsi32_si128((int)x), 1, p, len);
 
   VEC acc[NACC];
 #pragma GCC unroll 8
@@ -44,34 +107,21 @@ uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
     len -= NACC * VL;
   }
 
-  /* Tree reduction: halves the accumulators each round, the distance doubling. */
-  const VEC k1 = BCAST(K_1);
-  VEC v;
-#if NACC == 8
-  const VEC k2 = BCAST(K_2);
-  const VEC k4 = BCAST(K_4);
-  acc[0] = FOLDV(acc[0], k1, acc[1]);
-  acc[2] = FOLDV(acc[2], k1, acc[3]);
-  acc[4] = FOLDV(acc[4], k1, acc[5]);
-  acc[6] = FOLDV(acc[6], k1, acc[7]);
-  acc[0] = FOLDV(acc[0], k2, acc[2]);
-  acc[4] = FOLDV(acc[4], k2, acc[6]);
-  v = FOLDV(acc[0], k4, acc[4]);
-#elif NACC == 4
-  const VEC k2 = BCAST(K_2);
-  acc[0] = FOLDV(acc[0], k1, acc[1]);
-  acc[2] = FOLDV(acc[2], k1, acc[3]);
-  v = FOLDV(acc[0], k2, acc[2]);
-#else
-#error "NACC must be 4 or 8"
-#endif
-  const VEC k_vl = k1;
-  while (len >= VL) {
-    v = FOLDV(v, k_vl, LOADU(p));
-    p += VL;
-    len -= VL;
+  /* Every lane of every accumulator moved to end at p in one step (the lanes of acc[i]
+   * sit (NACC - i) * VL - 16 ... bytes before p; the last lane stays). */
+  VEC s0 = ZERO(), s1 = ZERO();
+#pragma GCC unroll 8
+  for (int i = 0; i < NACC - 1; i += 2) {
+    VEC k0 = KLANES((size_t)(NACC - i) * VL - 16);
+    s0 = XOR3(s0, CLMUL(acc[i], k0, 0x00), CLMUL(acc[i], k0, 0x11));
+    if (i + 1 < NACC - 1) {
+      VEC k1 = KLANES((size_t)(NACC - i - 1) * VL - 16);
+      s1 = XOR3(s1, CLMUL(acc[i + 1], k1, 0x00), CLMUL(acc[i + 1], k1, 0x11));
+    }
   }
-  return ~embd_crc32_x86_rest(TO128(v), p, len, 0);
+  __m128i r = _mm_xor_si128(TO128X(XOR3(s0, s1, ZERO())), LASTVEC_TO128(acc[NACC - 1]));
+  if (len == 0) return ~embd_crc32_x86_finish_barrett(r);
+  return ~DIRECT(r, 0, p, len);
 }
 
 #undef FUNC
@@ -83,10 +133,10 @@ uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
 #undef CLMUL
 #undef BCAST
 #undef K_MAIN
-#undef K_1
-#undef K_2
-#undef K_4
-#undef TO128
 #undef CAST_FROM128
 #undef ZERO
 #undef FOLDV
+#undef KLANES
+#undef DIRECT
+#undef TO128X
+#undef LASTVEC_TO128
