@@ -9,7 +9,7 @@
  *   NACC        independent accumulators in the main loop; NACC * VL bytes per step
  *   VEC, LOADU(p), XOR3(a, b, c), CLMUL(a, k, imm), BCAST(k128)
  *   K_MAIN      the 128-bit multiplier pair for distance NACC * VL (EMBD_K128(n))
- *   KLANES, DIRECT  names for this instantiation's helpers
+ *   KLANES, DIRECT, LONGMSG  names for this instantiation's helpers
  *   TO128X(v)   XOR of the VL / 16 lanes of v (lanes already moved to the same place)
  *   LASTVEC_TO128(v)  one VL-byte register reduced to 16 bytes ending where it ends
  *
@@ -86,12 +86,9 @@ static inline uint32_t DIRECT(__m128i init, int init_is_crc, const uint8_t *p, s
   return embd_crc32_x86_finish_barrett(r);
 }
 
-uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
-  const uint8_t *p = (const uint8_t *)buf;
-  uint32_t x = ~crc;
-  if (len < 16) return ~embd_crc32_raw(x, p, len);
-  if (len < NACC * VL) return ~DIRECT(_mm_cvtsi32_si128((int)x), 1, p, len);
-
+/* NACC * VL bytes and more. Out of line so that its register pressure (spills, a
+ * realigned stack frame) stays out of the short-message path's prologue. */
+static __attribute__((noinline)) uint32_t LONGMSG(uint32_t x, const uint8_t *p, size_t len) {
   VEC acc[NACC];
 #pragma GCC unroll 8
   for (int i = 0; i < NACC; i++) acc[i] = LOADU(p + i * VL);
@@ -120,8 +117,16 @@ uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
     }
   }
   __m128i r = _mm_xor_si128(TO128X(XOR3(s0, s1, ZERO())), LASTVEC_TO128(acc[NACC - 1]));
-  if (len == 0) return ~embd_crc32_x86_finish_barrett(r);
-  return ~DIRECT(r, 0, p, len);
+  if (len == 0) return embd_crc32_x86_finish_barrett(r);
+  return DIRECT(r, 0, p, len);
+}
+
+uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
+  const uint8_t *p = (const uint8_t *)buf;
+  uint32_t x = ~crc;
+  if (len < 16) return ~embd_crc32_raw(x, p, len);
+  if (len < NACC * VL) return ~DIRECT(_mm_cvtsi32_si128((int)x), 1, p, len);
+  return ~LONGMSG(x, p, len);
 }
 
 #undef FUNC
@@ -138,5 +143,6 @@ uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
 #undef FOLDV
 #undef KLANES
 #undef DIRECT
+#undef LONGMSG
 #undef TO128X
 #undef LASTVEC_TO128
