@@ -53,7 +53,7 @@ static inline uint32_t embd_crc32_x86_finish(__m128i r) {
 
 /* The multipliers that move a 16-byte lane `d` bytes forward (1 <= d < EMBD_CRC32_FOLD_BY_N). */
 static inline __m128i embd_crc32_x86_kby(size_t d) {
-  return _mm_loadu_si128((const __m128i *)(const void *)embd_crc32_fold_by[d]);
+  return _mm_loadu_si128((const __m128i *)(const void *)EMBD_CRC32_FOLD_BY(d));
 }
 
 /* The last 16 bytes before `end` with all but the last `keep` (1..16) zeroed: the part of
