@@ -23,14 +23,10 @@ static inline VEC FOLDV(VEC a, VEC k, VEC data) {
 }
 
 /* The multipliers for the VL / 16 lanes of a vector whose first lane is `d` bytes from
- * its destination (the next lanes 16, 32, ... bytes less). */
-static inline VEC KLANES(size_t d) {
-#if VL == 16
-  return embd_crc32_x86_kby(d);
-#else
-  return _mm256_inserti128_si256(_mm256_castsi128_si256(embd_crc32_x86_kby(d)),
-                                 embd_crc32_x86_kby(d - 16), 1);
-#endif
+ * its destination (the next lanes 16, 32, ... bytes less): the table keeps them
+ * consecutive (see crc32_tables.h), so this is one load. */
+static inline VEC KLANES(const uint64_t *k) {
+  return LOADU(k);
 }
 
 /* Everything from `p` to `end` (n = end - p bytes, 1 <= n < NACC * VL) folded straight
@@ -55,20 +51,23 @@ static inline uint32_t DIRECT(__m128i init, int init_is_crc, const uint8_t *p, s
     __m128i ki = embd_crc32_x86_kby(n);
     last = _mm_xor_si128(last, _mm_xor_si128(_mm_clmulepi64_si128(init, ki, 0x00),
                                              _mm_clmulepi64_si128(init, ki, 0x11)));
+    if (k == 0) return embd_crc32_x86_finish_barrett(last);
   }
+  /* Chunk i is n - 16 - 16 i bytes from the last one; its multipliers are kp[i]. */
+  const uint64_t(*kp)[2] = &EMBD_CRC32_FOLD_BY(n - 16);
   /* Two accumulators split the XOR chain. */
   for (; i + 2 * (VL / 16) <= k; i += 2 * (VL / 16)) {
     VEC v0 = XOR3(LOADU(p + 16 * i), first, ZERO());
-    VEC k0 = KLANES(n - 16 - 16 * i);
+    VEC k0 = KLANES(kp[i]);
     VEC v1 = LOADU(p + 16 * i + VL);
-    VEC k1 = KLANES(n - 16 - 16 * i - VL);
+    VEC k1 = KLANES(kp[i + VL / 16]);
     a0 = XOR3(a0, CLMUL(v0, k0, 0x00), CLMUL(v0, k0, 0x11));
     a1 = XOR3(a1, CLMUL(v1, k1, 0x00), CLMUL(v1, k1, 0x11));
     first = ZERO();
   }
   if (i + VL / 16 <= k) {
     VEC v0 = XOR3(LOADU(p + 16 * i), first, ZERO());
-    VEC k0 = KLANES(n - 16 - 16 * i);
+    VEC k0 = KLANES(kp[i]);
     a0 = XOR3(a0, CLMUL(v0, k0, 0x00), CLMUL(v0, k0, 0x11));
     first = ZERO();
     i += VL / 16;
@@ -78,7 +77,7 @@ static inline uint32_t DIRECT(__m128i init, int init_is_crc, const uint8_t *p, s
   if (i < k) { /* one 16-byte chunk left */
     __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)),
                               _mm256_castsi256_si128(first));
-    __m128i kc = embd_crc32_x86_kby(n - 16 - 16 * i);
+    __m128i kc = _mm_loadu_si128((const __m128i *)(const void *)kp[i]);
     r = _mm_xor_si128(r, _mm_xor_si128(_mm_clmulepi64_si128(c, kc, 0x00),
                                        _mm_clmulepi64_si128(c, kc, 0x11)));
   }
@@ -109,10 +108,10 @@ static __attribute__((noinline)) uint32_t LONGMSG(uint32_t x, const uint8_t *p, 
   VEC s0 = ZERO(), s1 = ZERO();
 #pragma GCC unroll 8
   for (int i = 0; i < NACC - 1; i += 2) {
-    VEC k0 = KLANES((size_t)(NACC - i) * VL - 16);
+    VEC k0 = KLANES(EMBD_CRC32_FOLD_BY((size_t)(NACC - i) * VL - 16));
     s0 = XOR3(s0, CLMUL(acc[i], k0, 0x00), CLMUL(acc[i], k0, 0x11));
     if (i + 1 < NACC - 1) {
-      VEC k1 = KLANES((size_t)(NACC - i - 1) * VL - 16);
+      VEC k1 = KLANES(EMBD_CRC32_FOLD_BY((size_t)(NACC - i - 1) * VL - 16));
       s1 = XOR3(s1, CLMUL(acc[i + 1], k1, 0x00), CLMUL(acc[i + 1], k1, 0x11));
     }
   }
@@ -124,7 +123,9 @@ static __attribute__((noinline)) uint32_t LONGMSG(uint32_t x, const uint8_t *p, 
 uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
   const uint8_t *p = (const uint8_t *)buf;
   uint32_t x = ~crc;
-  if (len < 16) return ~embd_crc32_raw(x, p, len);
+  /* The scalar reference out of line: its register needs would give this function a
+   * frame that every short message pays for. */
+  if (len < 16) return embd_crc32_scalar(crc, buf, len);
   if (len < NACC * VL) return ~DIRECT(_mm_cvtsi32_si128((int)x), 1, p, len);
   return ~LONGMSG(x, p, len);
 }
