@@ -12,7 +12,7 @@
 #define CLMUL(a, k, imm) _mm_clmulepi64_si128(a, k, imm)
 #define BCAST(k) (k)
 #define K_MAIN EMBD_K128(128)
-#define TO128X(v) (v)
+#define TO128X(v, t) _mm_xor_si128(v, t)
 #define LASTVEC_TO128(v) (v)
 #define KLANES klanes_sse
 #define DIRECT direct_sse

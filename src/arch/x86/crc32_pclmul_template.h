@@ -10,7 +10,8 @@
  *   VEC, LOADU(p), XOR3(a, b, c), CLMUL(a, k, imm), BCAST(k128)
  *   K_MAIN      the 128-bit multiplier pair for distance NACC * VL (EMBD_K128(n))
  *   KLANES, DIRECT, LONGMSG  names for this instantiation's helpers
- *   TO128X(v)   XOR of the VL / 16 lanes of v (lanes already moved to the same place)
+ *   TO128X(v, t)  XOR of t and the VL / 16 lanes of v (lanes already moved to the same
+ *               place), t first: the lane extraction is the longer path
  *   LASTVEC_TO128(v)  one VL-byte register reduced to 16 bytes ending where it ends
  *
  * Why several accumulators: a fold is a carry-less multiply (latency 4-7 cycles) and an
@@ -72,16 +73,17 @@ static inline uint32_t DIRECT(__m128i init, int init_is_crc, const uint8_t *p, s
     first = ZERO();
     i += VL / 16;
   }
-  __m128i r = _mm_xor_si128(TO128X(XOR3(a0, a1, ZERO())), last);
 #if VL == 32
   if (i < k) { /* one 16-byte chunk left */
     __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)),
                               _mm256_castsi256_si128(first));
     __m128i kc = _mm_loadu_si128((const __m128i *)(const void *)kp[i]);
-    r = _mm_xor_si128(r, _mm_xor_si128(_mm_clmulepi64_si128(c, kc, 0x00),
-                                       _mm_clmulepi64_si128(c, kc, 0x11)));
+    last = _mm_xor_si128(last, _mm_xor_si128(_mm_clmulepi64_si128(c, kc, 0x00),
+                                             _mm_clmulepi64_si128(c, kc, 0x11)));
   }
 #endif
+  /* The 16-byte terms first: the wide accumulators' lane reduction is the longest path. */
+  __m128i r = TO128X(XOR3(a0, a1, ZERO()), last);
   return embd_crc32_x86_finish_barrett(r);
 }
 
@@ -115,7 +117,7 @@ static __attribute__((noinline)) uint32_t LONGMSG(uint32_t x, const uint8_t *p, 
       s1 = XOR3(s1, CLMUL(acc[i + 1], k1, 0x00), CLMUL(acc[i + 1], k1, 0x11));
     }
   }
-  __m128i r = _mm_xor_si128(TO128X(XOR3(s0, s1, ZERO())), LASTVEC_TO128(acc[NACC - 1]));
+  __m128i r = TO128X(XOR3(s0, s1, ZERO()), LASTVEC_TO128(acc[NACC - 1]));
   if (len == 0) return embd_crc32_x86_finish_barrett(r);
   return DIRECT(r, 0, p, len);
 }
