@@ -16,6 +16,7 @@
 #define LASTVEC_TO128(v) (v)
 #define KLANES klanes_sse
 #define DIRECT direct_sse
+#define DIRECTK directk_sse
 #define LONGMSG long_sse
 #define CAST_FROM128(v) (v)
 #define ZERO() _mm_setzero_si128()

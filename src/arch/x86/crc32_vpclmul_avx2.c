@@ -21,6 +21,7 @@ static inline __m128i ymm_to128(__m256i v) {
 #define LASTVEC_TO128(v) ymm_to128(v)
 #define KLANES klanes_avx2
 #define DIRECT direct_avx2
+#define DIRECTK directk_avx2
 #define LONGMSG long_avx2
 #define CAST_FROM128(v) _mm256_zextsi128_si256(v)
 #define ZERO() _mm256_setzero_si256()
