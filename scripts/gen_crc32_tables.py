@@ -27,8 +27,12 @@ zlib.crc32 before it prints anything.
 
 Final reduction: once everything is folded into one 16-byte register R with
 nothing after it, CRC_raw(0, R) is exactly the CRC still owed, so kernels
-finish with the slice-by-16 table step over R's 16 bytes (or two ARMv8
-crc32x instructions).
+finish with the slice-by-16 table step over R's 16 bytes, two ARMv8 crc32x
+instructions, or the three-multiply Barrett reduction modelled by
+barrett_finish() below (and checked against the table step).
+
+Short messages fold every 16-byte chunk straight to the message end in one step,
+which needs the multipliers for every distance 1..255 (embd_crc32_fold_by).
 """
 import random
 import sys
