@@ -56,7 +56,7 @@ static inline __attribute__((always_inline)) uint32_t DIRECTK(__m128i init, int 
     if (k == 0) return embd_crc32_x86_finish_barrett(last);
   }
   /* Chunk i is n - 16 - 16 i bytes from the last one; its multipliers are kp[i]. */
-  const uint64_t(*kp)[2] = &EMBD_CRC32_FOLD_BY(n - 16);
+  const uint64_t(*kp)[2] = (const uint64_t(*)[2])(const void *)embd_crc32_x86_kaddr(n - 16);
   /* Two accumulators split the XOR chain. */
   for (; i + 2 * (VL / 16) <= k; i += 2 * (VL / 16)) {
     VEC v0 = XOR3(LOADU(p + 16 * i), first, ZERO());
