@@ -11,10 +11,15 @@
 // Registry implementations the CPU (or EMBD_ISA masking) cannot run are registered
 // anyway and skipped with an error, so a report shows what was not measured.
 //
-// With EMBD_BENCH_CLMUL_CEILING (x86), ceiling/pclmul-xmm/<bytes>/align0 and
-// ceiling/vpclmul-zmm/<bytes>/align0 time the carry-less products a fold of that many
+// With EMBD_BENCH_CLMUL_CEILING (x86), ceiling/pclmul-xmm, ceiling/vpclmul-ymm and
+// ceiling/vpclmul-zmm (<bytes>/align0) time the carry-less products a fold of that many
 // bytes needs and nothing else (bench/ceiling/clmul_ceiling.h): the fastest a PCLMULQDQ
-// or VPCLMULQDQ kernel could go on this core, so a kernel's distance from it is visible.
+// or VPCLMULQDQ kernel of that width could go on this core, so a kernel's distance from
+// it is visible.
+//
+// The context block names each anchor's version (zlibVersion(), LIBDEFLATE_VERSION_STRING,
+// ISA-L's version macros from <isa-l.h>): figures from different releases (ISA-L 2.30
+// folds 128 bits at a time where 2.32 has a 256-bit function) are not comparable.
 //
 // Every contender is checked at start-up against the CRC-32 check value and against the
 // scalar reference at every benchmarked size and offset; any mismatch aborts, because a
@@ -36,6 +41,11 @@
 #endif
 #ifdef EMBD_BENCH_HAVE_ISAL
 #include <isa-l/crc.h>
+#if defined(__has_include)
+#if __has_include(<isa-l.h>)
+#include <isa-l.h>
+#endif
+#endif
 #endif
 #ifdef EMBD_BENCH_HAVE_LIBDEFLATE
 #include <libdeflate.h>
@@ -49,7 +59,7 @@
 namespace {
 using namespace embd_bench;
 
-constexpr size_t kSizes[] = {12, 64, 1024, 6160, 65536, 1048576};
+constexpr size_t kSizes[] = {12, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 6160, 8192, 65536, 1048576};
 constexpr size_t kOffsets[] = {0, 16};
 constexpr size_t kMaxSize = 1048576;
 
@@ -171,6 +181,21 @@ int main(int argc, char **argv) {
     }
   }
   benchmark::AddCustomContext("embd_version", embd_version());
+#ifdef EMBD_BENCH_HAVE_ZLIB
+  benchmark::AddCustomContext("zlib_version", zlibVersion());
+#endif
+#ifdef EMBD_BENCH_HAVE_LIBDEFLATE
+  benchmark::AddCustomContext("libdeflate_version", LIBDEFLATE_VERSION_STRING);
+#endif
+#ifdef EMBD_BENCH_HAVE_ISAL
+#ifdef ISAL_MAJOR_VERSION
+  benchmark::AddCustomContext("isal_version", std::to_string(ISAL_MAJOR_VERSION) + "." +
+                                                  std::to_string(ISAL_MINOR_VERSION) + "." +
+                                                  std::to_string(ISAL_PATCH_VERSION));
+#else
+  benchmark::AddCustomContext("isal_version", "unknown (no <isa-l.h> version macros)");
+#endif
+#endif
   benchmark::AddCustomContext("embd_crc32_active", embd_impl_active(EMBD_KERNEL_CRC32));
   benchmark::AddCustomContext("crc32_contenders", runnable);
   if (!skipped.empty()) benchmark::AddCustomContext("crc32_not_runnable", skipped);
@@ -190,6 +215,9 @@ int main(int argc, char **argv) {
         if ((f & EMBD_CPU_PCLMULQDQ) && (f & EMBD_CPU_SSE42))
           benchmark::RegisterBenchmark(("ceiling/pclmul-xmm" + tail).c_str(), bm_ceiling,
                                        embd_bench_clmul_ceiling_xmm, n);
+        if ((f & EMBD_CPU_VPCLMULQDQ) && (f & EMBD_CPU_AVX2))
+          benchmark::RegisterBenchmark(("ceiling/vpclmul-ymm" + tail).c_str(), bm_ceiling,
+                                       embd_bench_clmul_ceiling_ymm, n);
         if ((f & EMBD_CPU_VPCLMULQDQ) && (f & EMBD_CPU_AVX512F))
           benchmark::RegisterBenchmark(("ceiling/vpclmul-zmm" + tail).c_str(), bm_ceiling,
                                        embd_bench_clmul_ceiling_zmm, n);

@@ -27,8 +27,12 @@ zlib.crc32 before it prints anything.
 
 Final reduction: once everything is folded into one 16-byte register R with
 nothing after it, CRC_raw(0, R) is exactly the CRC still owed, so kernels
-finish with the slice-by-16 table step over R's 16 bytes (or two ARMv8
-crc32x instructions).
+finish with the slice-by-16 table step over R's 16 bytes, two ARMv8 crc32x
+instructions, or the three-multiply Barrett reduction modelled by
+barrett_finish() below (and checked against the table step).
+
+Short messages fold every 16-byte chunk straight to the message end in one step,
+which needs the multipliers for every distance 1..255 (embd_crc32_fold_by).
 """
 import random
 import sys
@@ -163,7 +167,7 @@ def self_test():
 def self_test_fold_by():
     """Fold a register r bytes forward over a partial last block, as the kernels' tails do."""
     rng = random.Random(2)
-    for r in range(1, 64):
+    for r in range(1, FOLD_BY_N):
         msg = bytes(rng.getrandbits(8) for _ in range(16 + r))
         init = rng.getrandbits(32)
         m = bytearray(msg)
@@ -212,18 +216,33 @@ def pdiv(a: int, m: int) -> int:
     return q
 
 
-MU = pdiv(1 << 64, G)  # floor(x^64 / G), degree 32
+MU95 = pdiv(1 << 95, G)  # floor(x^95 / G), degree 63
+BARRETT_X95 = bitrev(xpow_mod(95), 32)  # x^95 mod G, 32-bit reflected, in a qword's low half
+BARRETT_MU = bitrev(MU95, 64)
+BARRETT_POLY = bitrev(G, 33)  # G with its x^32 term, 33-bit reflected
+
+
+def barrett_finish(r: int) -> int:
+    """The x86 kernels' finish of a folded 16-byte register r (crc32_x86_common.h), modelled
+    on the integers the instructions see: one multiply folds the first 8 bytes into the
+    last 8 (128 -> 96 bits), then Barrett with floor(x^95 / G) and G gives CRC_raw(0, r)
+    in bits 64..95."""
+    m64 = 2**64 - 1
+    y = clmul(r & m64, BARRETT_X95) ^ (r >> 64)
+    q = clmul(y & m64, BARRETT_MU)
+    y ^= clmul(q & m64, BARRETT_POLY)
+    return (y >> 64) & 0xFFFFFFFF
 
 
 def self_test_barrett():
-    """A mod G == A ^ floor(floor(A / x^32) * mu / x^32) * G for every A of degree < 64:
-    the reduction the x86 kernels' short-message finish does with two multiplies."""
     rng = random.Random(3)
     for _ in range(2000):
-        a = rng.getrandbits(64)
-        q = clmul(a >> 32, MU) >> 32
-        if (a ^ clmul(q, G)) != pmod(a, G):
-            sys.exit(f"Barrett self-test failed for {a:#x}")
+        r = rng.getrandbits(128)
+        if barrett_finish(r) != crc_raw16(r.to_bytes(16, "little")):
+            sys.exit(f"Barrett self-test failed for {r:#x}")
+
+
+FOLD_BY_N = 256
 
 
 def main():
@@ -239,8 +258,17 @@ def main():
     w("#define EMBD_CRC32_TABLES_H")
     w("#include <stdint.h>")
     w("")
+    w("/* Library-internal: hidden, so that position-independent code reaches the tables")
+    w(" * directly instead of through the GOT (one load less before the 12-byte CRC's first")
+    w(" * lookup and before the folding kernels' first multiplier). */")
+    w("#if defined(__GNUC__) && !defined(_WIN32)")
+    w("#define EMBD_CRC32_TABLE_DECL extern __attribute__((visibility(\"hidden\")))")
+    w("#else")
+    w("#define EMBD_CRC32_TABLE_DECL extern")
+    w("#endif")
+    w("")
     w("/* embd_crc32_slice[k][b]: CRC_raw of byte b followed by k zero bytes. */")
-    w("extern const uint32_t embd_crc32_slice[16][256];")
+    w("EMBD_CRC32_TABLE_DECL const uint32_t embd_crc32_slice[16][256];")
     w("")
     w("/* Folding multipliers, 64-bit reflected operands. FOLD_<D>_LO multiplies the")
     w(" * high qword (later 8 bytes) of a 16-byte lane, FOLD_<D>_HI the low qword, to move")
@@ -250,30 +278,42 @@ def main():
         w(f"#define EMBD_CRC32_FOLD_{d}_LO UINT64_C(0x{lo:016x}) /* x^{8*d-1} mod G */")
         w(f"#define EMBD_CRC32_FOLD_{d}_HI UINT64_C(0x{hi:016x}) /* x^{8*d+63} mod G */")
     w("")
-    w("/* Barrett finish of a folded register (crc32_x86_common.h): its high 64 bits folded")
-    w(" * with x^95 and x^63 mod G, then mu = floor(x^64 / G) and G itself; 64-bit reflected")
-    w(" * operands like the folding multipliers. */")
-    w(f"#define EMBD_CRC32_BARRETT_X95 UINT64_C(0x{reflected64(xpow_mod(95)):016x}) /* x^95 mod G */")
-    w(f"#define EMBD_CRC32_BARRETT_X63 UINT64_C(0x{reflected64(xpow_mod(63)):016x}) /* x^63 mod G */")
-    w(f"#define EMBD_CRC32_BARRETT_MU UINT64_C(0x{reflected64(MU):016x}) /* floor(x^64 / G) */")
-    w(f"#define EMBD_CRC32_BARRETT_POLY UINT64_C(0x{reflected64(G):016x}) /* G */")
+    w("/* Barrett finish of a folded register (crc32_x86_common.h; modelled and checked by")
+    w(" * barrett_finish() in the script): its first 8 bytes folded into the last 8 with")
+    w(" * x^95 mod G (32-bit reflected), then floor(x^95 / G) (64-bit reflected) and G")
+    w(" * (33-bit reflected). */")
+    w(f"#define EMBD_CRC32_BARRETT_X95 UINT64_C(0x{BARRETT_X95:016x}) /* x^95 mod G */")
+    w(f"#define EMBD_CRC32_BARRETT_MU UINT64_C(0x{BARRETT_MU:016x}) /* floor(x^95 / G) */")
+    w(f"#define EMBD_CRC32_BARRETT_POLY UINT64_C(0x{BARRETT_POLY:016x}) /* G */")
     w("")
     w("/* embd_crc32_x2n[k] = x^(2^k) mod G, 32-bit reflected (bit i = coef x^(31-i)),")
     w(" * for crc32_combine. */")
-    w("extern const uint32_t embd_crc32_x2n[64];")
+    w("EMBD_CRC32_TABLE_DECL const uint32_t embd_crc32_x2n[64];")
     w("")
-    w("/* embd_crc32_fold_by[r] = { FOLD_r_HI, FOLD_r_LO }: the multipliers that move a 16-byte")
-    w(" * lane r bytes forward (r = 1..63; entry 0 is unused), in the order a 128-bit load")
-    w(" * wants them (low qword multiplies the lane's low qword). For folding a register over")
-    w(" * the last partial block of a message. */")
-    w("extern const uint64_t embd_crc32_fold_by[64][2];")
+    w("/* The multipliers { FOLD_d_HI, FOLD_d_LO } that move a 16-byte lane d bytes forward")
+    w(f" * (d = 1..{FOLD_BY_N - 1}), in the order a 128-bit load wants them (low qword multiplies")
+    w(" * the lane's low qword), at embd_crc32_fold_by[d % 16][15 - d / 16]: the entry for")
+    w(" * d - 16 follows the one for d, so one 32-byte load gives the multipliers of two")
+    w(" * adjacent lanes. EMBD_CRC32_FOLD_BY(d) is the address. For folding every 16-byte chunk")
+    w(" * of a short message (or of the bytes after the main loop) straight to the message end")
+    w(" * in one step, and a register over a partial last block. */")
+    w(f"#define EMBD_CRC32_FOLD_BY_N {FOLD_BY_N}")
+    w("EMBD_CRC32_TABLE_DECL const uint64_t embd_crc32_fold_by[16][16][2];")
+    w("#define EMBD_CRC32_FOLD_BY(d) (embd_crc32_fold_by[(d) & 15][15 - ((d) >> 4)])")
     w("")
     w("#ifdef EMBD_CRC32_TABLES_DEFINE")
-    w("const uint64_t embd_crc32_fold_by[64][2] = {")
-    w("  {0, 0},")
-    for r in range(1, 64):
-        lo, hi = fold_consts(r)
-        w(f"  {{UINT64_C(0x{hi:016x}), UINT64_C(0x{lo:016x})}}, /* {r} */")
+    w("const uint64_t embd_crc32_fold_by[16][16][2] = {")
+    assert FOLD_BY_N == 256
+    for r in range(16):
+        w("  {")
+        for j in range(16):
+            d = r + 16 * (15 - j)
+            if d == 0:
+                w("    {0, 0}, /* unused */")
+                continue
+            lo, hi = fold_consts(d)
+            w(f"    {{UINT64_C(0x{hi:016x}), UINT64_C(0x{lo:016x})}}, /* {d} */")
+        w("  },")
     w("};")
     w("")
     w("const uint32_t embd_crc32_x2n[64] = {")

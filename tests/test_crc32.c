@@ -165,8 +165,13 @@ static void test_dispatch_matches_env(void **state) {
  * past the end faults) and start at the requested alignment mod 64.
  *
  * Reduced runs (EMBD_TEST_SCALE < 1, e.g. under qemu) keep the full cross product up to
- * FULL_FLOOR = 1088 bytes: the x86 kernels' structure changes at 16, 64, 128 (sse42's
- * 8 x 16-byte step), 256 (avx2's 8 x 32, avx512's 4 x 64), and avx512 enters its
+ * FULL_FLOOR = 1088 bytes: the x86 kernels' structure changes at 16 (also where the
+ * public entry stops taking its inline table path), at every multiple of 16 below 128
+ * (sse42) or 256 (avx2) (each k = (len - 1) / 16 has its own straight-line code, and
+ * each len % 16 its masked last chunk and its row of multipliers), at 128 / 256 (the
+ * 8-accumulator loops, whose remainder of 0..127 / 0..255 bytes reuses the short-message
+ * code with every multiplier distance up to 255: all of them are seen below 512), at
+ * 64 and 256 for avx512 (4 x 64), and avx512 enters its
  * aligned 4-accumulator loop at 8 blocks and iterates again at 12 (768 + up to 63
  * alignment); 1088 = 17 x 64 covers two iterations of every main loop from every
  * alignment, plus every tail length. Above the floor each length still runs at offsets

@@ -20,9 +20,12 @@
 extern "C" {
 #endif
 
-/* n / 8 64x64 products as n / 16 PCLMULQDQ on 128-bit registers (the sse42 tier). */
+/* n / 8 64x64 products as n / 8 PCLMULQDQ on 128-bit registers (one product each: the
+ * sse42 tier). */
 uint64_t embd_bench_clmul_ceiling_xmm(size_t n);
-/* n / 8 products as n / 64 VPCLMULQDQ on 512-bit registers (the avx512 tier). */
+/* n / 8 products as n / 16 VPCLMULQDQ on 256-bit registers (the avx2 tier). */
+uint64_t embd_bench_clmul_ceiling_ymm(size_t n);
+/* n / 8 products as n / 32 VPCLMULQDQ on 512-bit registers (the avx512 tier). */
 uint64_t embd_bench_clmul_ceiling_zmm(size_t n);
 
 #ifdef __cplusplus

@@ -18,8 +18,9 @@ extern "C" {
 
 /* Updates `crc` (0 to start) with `len` bytes at `buf`; exactly zlib's crc32(): the
  * reflected polynomial 0xEDB88320, pre- and post-inverted, and, as in zlib, a NULL `buf`
- * returns 0 (the initial value) whatever `crc` and `len` are. Any alignment. Inputs shorter than a few dozen bytes take an inline table path
- * that does not go through the dispatch table. */
+ * returns 0 (the initial value) whatever `crc` and `len` are. Any alignment. Inputs
+ * shorter than 16 bytes take an inline table path that does not go through the dispatch
+ * table. */
 EMBD_API uint32_t embd_crc32(uint32_t crc, const void *buf, size_t len);
 
 /* The CRC of A followed by B, given crc1 = CRC(A), crc2 = CRC(B) and len2 = length of

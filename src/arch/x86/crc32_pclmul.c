@@ -12,10 +12,12 @@
 #define CLMUL(a, k, imm) _mm_clmulepi64_si128(a, k, imm)
 #define BCAST(k) (k)
 #define K_MAIN EMBD_K128(128)
-#define K_1 EMBD_K128(16)
-#define K_2 EMBD_K128(32)
-#define K_4 EMBD_K128(64)
-#define TO128(v) (v)
+#define TO128X(v, t) _mm_xor_si128(v, t)
+#define LASTVEC_TO128(v) (v)
+#define KLANES klanes_sse
+#define DIRECT direct_sse
+#define DIRECTK directk_sse
+#define LONGMSG long_sse
 #define CAST_FROM128(v) (v)
 #define ZERO() _mm_setzero_si128()
 #define FOLDV fold_sse

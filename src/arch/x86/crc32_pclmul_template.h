@@ -9,7 +9,10 @@
  *   NACC        independent accumulators in the main loop; NACC * VL bytes per step
  *   VEC, LOADU(p), XOR3(a, b, c), CLMUL(a, k, imm), BCAST(k128)
  *   K_MAIN      the 128-bit multiplier pair for distance NACC * VL (EMBD_K128(n))
- *   TO128(v)    reduce one VL-byte register to 16 bytes ending where it ends
+ *   KLANES, DIRECT, DIRECTK, LONGMSG  names for this instantiation's helpers
+ *   TO128X(v, t)  XOR of t and the VL / 16 lanes of v (lanes already moved to the same
+ *               place), t first: the lane extraction is the longer path
+ *   LASTVEC_TO128(v)  one VL-byte register reduced to 16 bytes ending where it ends
  *
  * Why several accumulators: a fold is a carry-less multiply (latency 4-7 cycles) and an
  * XOR; with one accumulator the loop runs at the latency, with NACC of them the
@@ -20,15 +23,96 @@ static inline VEC FOLDV(VEC a, VEC k, VEC data) {
   return XOR3(CLMUL(a, k, 0x00), CLMUL(a, k, 0x11), data);
 }
 
-uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
-  const uint8_t *p = (const uint8_t *)buf;
-  uint32_t x = ~crc;
-  if (len < 16) return ~embd_crc32_raw(x, p, len);
-  if (len < NACC * VL) {
-    __m128i r = embd_crc32_x86_first(p, x);
-    return ~embd_crc32_x86_rest(r, p + 16, len - 16, 1);
-  }
+/* The multipliers for the VL / 16 lanes of a vector whose first lane is `d` bytes from
+ * its destination (the next lanes 16, 32, ... bytes less): the table keeps them
+ * consecutive (see crc32_tables.h), so this is one load. */
+static inline VEC KLANES(const uint64_t *k) {
+  return LOADU(k);
+}
 
+/* Everything from `p` to `end` (n = end - p bytes, 1 <= n < NACC * VL) folded straight
+ * to the end in one step, XORed with `init` (16 bytes that end at p) moved forward by n,
+ * and reduced to the CRC: every multiply is independent, so the latency is one fold and
+ * the Barrett finish whatever n is (a fold tree would add a level per doubling, a chain
+ * one per 16 bytes). The grid of 16-byte chunks starts at p; the last chunk is the 16
+ * bytes ending at end with the bytes the grid already covers masked off, so no distance
+ * needs to be a multiple of 16 (embd_crc32_fold_by has them all). `init_is_crc`: init is
+ * only the inverted CRC (the message is short): XORed into the first chunk instead. */
+static inline __attribute__((always_inline)) uint32_t DIRECTK(__m128i init, int init_is_crc,
+                                                              const uint8_t *p, size_t n,
+                                                              const size_t k) {
+  const uint8_t *end = p + n;
+  size_t keep = n - 16 * k;          /* 1..16 */
+  __m128i last = embd_crc32_x86_last(end, keep);
+  VEC a0 = ZERO(), a1 = ZERO(), first = ZERO();
+  size_t i = 0;
+  if (init_is_crc) {
+    if (k == 0) return embd_crc32_x86_finish_barrett(_mm_xor_si128(last, init)); /* n == 16 */
+    first = CAST_FROM128(init);      /* XORed into chunk 0 */
+  } else {
+    __m128i ki = embd_crc32_x86_kby(n);
+    last = _mm_xor_si128(last, _mm_xor_si128(_mm_clmulepi64_si128(init, ki, 0x00),
+                                             _mm_clmulepi64_si128(init, ki, 0x11)));
+    if (k == 0) return embd_crc32_x86_finish_barrett(last);
+  }
+  /* Chunk i is n - 16 - 16 i bytes from the last one; its multipliers are kp[i]. */
+  const uint64_t(*kp)[2] = (const uint64_t(*)[2])(const void *)embd_crc32_x86_kaddr(n - 16);
+  /* Two accumulators split the XOR chain. */
+  for (; i + 2 * (VL / 16) <= k; i += 2 * (VL / 16)) {
+    VEC v0 = XOR3(LOADU(p + 16 * i), first, ZERO());
+    VEC k0 = KLANES(kp[i]);
+    VEC v1 = LOADU(p + 16 * i + VL);
+    VEC k1 = KLANES(kp[i + VL / 16]);
+    a0 = XOR3(a0, CLMUL(v0, k0, 0x00), CLMUL(v0, k0, 0x11));
+    a1 = XOR3(a1, CLMUL(v1, k1, 0x00), CLMUL(v1, k1, 0x11));
+    first = ZERO();
+    /* Keeps the unrolled steps in order: hoisting every load and multiply to the top ran
+     * out of registers at the largest k, and the one spill gave the kernel a realigned
+     * stack frame on every path. */
+    __asm__("" : "+x"(a0), "+x"(a1));
+  }
+  if (i + VL / 16 <= k) {
+    VEC v0 = XOR3(LOADU(p + 16 * i), first, ZERO());
+    VEC k0 = KLANES(kp[i]);
+    a0 = XOR3(a0, CLMUL(v0, k0, 0x00), CLMUL(v0, k0, 0x11));
+    first = ZERO();
+    i += VL / 16;
+  }
+#if VL == 32
+  if (i < k) { /* one 16-byte chunk left */
+    __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)),
+                              _mm256_castsi256_si128(first));
+    __m128i kc = _mm_loadu_si128((const __m128i *)(const void *)kp[i]);
+    last = _mm_xor_si128(last, _mm_xor_si128(_mm_clmulepi64_si128(c, kc, 0x00),
+                                             _mm_clmulepi64_si128(c, kc, 0x11)));
+  }
+#endif
+  /* The 16-byte terms first: the wide accumulators' lane reduction is the longest path. */
+  __m128i r = TO128X(XOR3(a0, a1, ZERO()), last);
+  return embd_crc32_x86_finish_barrett(r);
+}
+
+/* k = (n - 1) / 16, the whole chunks before the last one's new bytes, is a constant in
+ * each case: DIRECTK's loops become straight-line code with fixed offsets and no zero
+ * accumulators to carry (with a variable k the branches, index arithmetic and register
+ * moves were a third of the instructions at 32 bytes). */
+static inline __attribute__((always_inline)) uint32_t DIRECT(__m128i init, int init_is_crc,
+                                                             const uint8_t *p, size_t n) {
+#define DK(c) \
+  case c: return DIRECTK(init, init_is_crc, p, n, c)
+  switch ((n - 1) / 16) {
+    DK(0); DK(1); DK(2); DK(3); DK(4); DK(5); DK(6);
+#if VL == 32
+    DK(7); DK(8); DK(9); DK(10); DK(11); DK(12); DK(13); DK(14);
+#endif
+    default: return DIRECTK(init, init_is_crc, p, n, NACC * VL / 16 - 1);
+  }
+}
+#undef DK
+
+/* NACC * VL bytes and more. Out of line so that its register pressure (spills, a
+ * realigned stack frame) stays out of the short-message path's prologue. */
+static __attribute__((noinline)) uint32_t LONGMSG(uint32_t x, const uint8_t *p, size_t len) {
   VEC acc[NACC];
 #pragma GCC unroll 8
   for (int i = 0; i < NACC; i++) acc[i] = LOADU(p + i * VL);
@@ -44,34 +128,31 @@ uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
     len -= NACC * VL;
   }
 
-  /* Tree reduction: halves the accumulators each round, the distance doubling. */
-  const VEC k1 = BCAST(K_1);
-  VEC v;
-#if NACC == 8
-  const VEC k2 = BCAST(K_2);
-  const VEC k4 = BCAST(K_4);
-  acc[0] = FOLDV(acc[0], k1, acc[1]);
-  acc[2] = FOLDV(acc[2], k1, acc[3]);
-  acc[4] = FOLDV(acc[4], k1, acc[5]);
-  acc[6] = FOLDV(acc[6], k1, acc[7]);
-  acc[0] = FOLDV(acc[0], k2, acc[2]);
-  acc[4] = FOLDV(acc[4], k2, acc[6]);
-  v = FOLDV(acc[0], k4, acc[4]);
-#elif NACC == 4
-  const VEC k2 = BCAST(K_2);
-  acc[0] = FOLDV(acc[0], k1, acc[1]);
-  acc[2] = FOLDV(acc[2], k1, acc[3]);
-  v = FOLDV(acc[0], k2, acc[2]);
-#else
-#error "NACC must be 4 or 8"
-#endif
-  const VEC k_vl = k1;
-  while (len >= VL) {
-    v = FOLDV(v, k_vl, LOADU(p));
-    p += VL;
-    len -= VL;
+  /* Every lane of every accumulator moved to end at p in one step (the lanes of acc[i]
+   * sit (NACC - i) * VL - 16 ... bytes before p; the last lane stays). */
+  VEC s0 = ZERO(), s1 = ZERO();
+#pragma GCC unroll 8
+  for (int i = 0; i < NACC - 1; i += 2) {
+    VEC k0 = KLANES(EMBD_CRC32_FOLD_BY((size_t)(NACC - i) * VL - 16));
+    s0 = XOR3(s0, CLMUL(acc[i], k0, 0x00), CLMUL(acc[i], k0, 0x11));
+    if (i + 1 < NACC - 1) {
+      VEC k1 = KLANES(EMBD_CRC32_FOLD_BY((size_t)(NACC - i - 1) * VL - 16));
+      s1 = XOR3(s1, CLMUL(acc[i + 1], k1, 0x00), CLMUL(acc[i + 1], k1, 0x11));
+    }
   }
-  return ~embd_crc32_x86_rest(TO128(v), p, len, 0);
+  __m128i r = TO128X(XOR3(s0, s1, ZERO()), LASTVEC_TO128(acc[NACC - 1]));
+  if (len == 0) return embd_crc32_x86_finish_barrett(r);
+  return DIRECT(r, 0, p, len);
+}
+
+uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
+  const uint8_t *p = (const uint8_t *)buf;
+  uint32_t x = ~crc;
+  /* The scalar reference out of line: its register needs would give this function a
+   * frame that every short message pays for. */
+  if (len < 16) return embd_crc32_scalar(crc, buf, len);
+  if (len < NACC * VL) return ~DIRECT(_mm_cvtsi32_si128((int)x), 1, p, len);
+  return ~LONGMSG(x, p, len);
 }
 
 #undef FUNC
@@ -83,10 +164,12 @@ uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
 #undef CLMUL
 #undef BCAST
 #undef K_MAIN
-#undef K_1
-#undef K_2
-#undef K_4
-#undef TO128
 #undef CAST_FROM128
 #undef ZERO
 #undef FOLDV
+#undef KLANES
+#undef DIRECT
+#undef DIRECTK
+#undef LONGMSG
+#undef TO128X
+#undef LASTVEC_TO128

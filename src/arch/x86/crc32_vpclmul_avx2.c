@@ -16,10 +16,13 @@ static inline __m128i ymm_to128(__m256i v) {
 #define CLMUL(a, k, imm) _mm256_clmulepi64_epi128(a, k, imm)
 #define BCAST(k) _mm256_broadcastsi128_si256(k)
 #define K_MAIN EMBD_K128(256)
-#define K_1 EMBD_K128(32)
-#define K_2 EMBD_K128(64)
-#define K_4 EMBD_K128(128)
-#define TO128(v) ymm_to128(v)
+#define TO128X(v, t) \
+  _mm_xor_si128(_mm_xor_si128(_mm256_castsi256_si128(v), t), _mm256_extracti128_si256(v, 1))
+#define LASTVEC_TO128(v) ymm_to128(v)
+#define KLANES klanes_avx2
+#define DIRECT direct_avx2
+#define DIRECTK directk_avx2
+#define LONGMSG long_avx2
 #define CAST_FROM128(v) _mm256_zextsi128_si256(v)
 #define ZERO() _mm256_setzero_si256()
 #define FOLDV fold_avx2

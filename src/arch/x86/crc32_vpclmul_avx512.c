@@ -139,7 +139,7 @@ uint32_t embd_crc32_vpclmul_avx512(uint32_t crc, const void *buf, size_t len) {
   size_t tail = end - full_end;
   if (tail) {
     __m512i t = _mm512_maskz_loadu_epi8(~UINT64_C(0) << (64 - tail), addr(end - 64));
-    __m128i kt = _mm_loadu_si128((const __m128i *)(const void *)embd_crc32_fold_by[tail]);
+    __m128i kt = embd_crc32_x86_kby(tail);
     r = _mm_xor_si128(embd_fold128(r, kt), zmm_to128(t));
   }
   return ~(len < 256 ? embd_crc32_x86_finish_barrett(r) : embd_crc32_x86_finish(r));
