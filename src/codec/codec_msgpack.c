@@ -12,6 +12,12 @@
  * element array when it reads the header, before the elements arrive (a 5-byte
  * "array of 2^32-1" would ask for 96 GiB), which is why the bytes are not streamed into a
  * msgpack_unpacker directly.
+ *
+ * Before both, a frame whose bytes are all at hand and which has the common shape (the
+ * keys our encoder and the engines write, of the right types) is read in one direct pass
+ * (mp_fast), which also finds its end: 2-3x faster than msgpack_unpack alone
+ * (bench_codec_modes). It accepts only frames the two passes accept, with the same
+ * values; any other frame, and every error, goes through them as before.
  */
 #include <inttypes.h>
 #include <msgpack.h>
