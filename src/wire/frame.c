@@ -416,14 +416,20 @@ static void ld_make_key(void) { g_ld_key_ok = pthread_key_create(&g_ld_key, ld_f
 
 #if defined(__GNUC__) || defined(__clang__)
 /* After pthread_key_delete no destructor runs: other threads' decompressors are left
- * (the library is going away), none is freed through an unloaded function pointer. */
+ * (the library is going away), none is freed through an unloaded function pointer. A
+ * call after this (another destructor, a thread still running at exit) sees g_ld_gone
+ * and allocates a decompressor for itself. */
+static int g_ld_gone; /* __atomic_* only */
 __attribute__((destructor)) static void ld_unload(void) {
   if (!g_ld_key_ok) return;
+  __atomic_store_n(&g_ld_gone, 1, __ATOMIC_RELAXED);
   ld_free(pthread_getspecific(g_ld_key));
   pthread_setspecific(g_ld_key, NULL);
   pthread_key_delete(g_ld_key);
-  g_ld_key_ok = 0;
 }
+#define LD_GONE() __atomic_load_n(&g_ld_gone, __ATOMIC_RELAXED)
+#else
+#define LD_GONE() 0
 #endif
 
 /* libdeflate: the whole stream into out in one call. Success only when the stream is
@@ -433,13 +439,14 @@ __attribute__((destructor)) static void ld_unload(void) {
  * as before (libdeflate reports no position). */
 static int inflate_libdeflate(const uint8_t *zin, size_t clen, uint8_t *out, size_t want) {
   pthread_once(&g_ld_once, ld_make_key);
+  const int keyed = g_ld_key_ok && !LD_GONE();
   struct libdeflate_decompressor *d =
-      g_ld_key_ok ? (struct libdeflate_decompressor *)pthread_getspecific(g_ld_key) : NULL;
+      keyed ? (struct libdeflate_decompressor *)pthread_getspecific(g_ld_key) : NULL;
   int cached = d != NULL;
   if (!d) {
     d = libdeflate_alloc_decompressor();
     if (!d) return 0;
-    cached = g_ld_key_ok && pthread_setspecific(g_ld_key, d) == 0;
+    cached = keyed && pthread_setspecific(g_ld_key, d) == 0;
   }
   size_t used = 0;
   /* actual_out NULL: exactly `want` bytes or an error; actual_in: where the stream ends */
