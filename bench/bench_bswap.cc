@@ -8,6 +8,11 @@
 // its reference beside it). Buffers are 64-byte aligned. Bytes per second counts the
 // bytes swapped (or copied) once.
 //
+// The x86 kernels swap out of place with streaming stores from the last-level cache's size
+// on (src/core/internal.h, embd_bswap32_nt_min; 32 MiB on the Zen 3 here): the 64 MiB
+// out-of-place rows take that path, memcpy beside them is glibc's (its own non-temporal
+// threshold).
+//
 // Implementations the CPU (or EMBD_ISA) cannot run are registered and skipped with an
 // error. Every contender is checked at start-up against a byte-reversal reference at
 // every benchmarked size; a mismatch aborts.

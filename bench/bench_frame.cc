@@ -13,6 +13,14 @@
 //   frame/encode/1536, batch/encode/1000x1536   embd_frame_encode_f32 / embd_batch_encode_f32
 //   frame/zlib-roundtrip/{random,sparse}/1536   encode with EMBD_FRAME_ZLIB (level 6) +
 //                                         decode, random floats / 1 value in 32 non-zero
+//   frame/zlib-decode/{random,sparse}/1536   embd_frame_decode of those prepared frames
+//   zlib/inflate/{random,sparse}/1536     anchor, what embd did before libdeflate:
+//                                         inflateInit + inflate + inflateEnd of the same
+//                                         zlib stream into the same buffer (zlib's
+//                                         uncompress), no header or byte-order work
+//   libdeflate/zlib/{random,sparse}/1536  ceiling: libdeflate_zlib_decompress of the same
+//                                         stream, one decompressor allocated up front
+//   libdeflate/zlib-alloc/...             the same, a decompressor allocated per frame
 // Bytes per second counts payload bytes (dims * 4 per frame; memcpy: the bytes copied);
 // items_per_second is frames per second and time_per_frame its inverse (seconds in JSON).
 // Buffers are 64-byte aligned, so the frame payload (at +16) can be viewed in place.
@@ -29,6 +37,11 @@
 #include <vector>
 
 #include "embd.h"
+
+#include <zlib.h>
+#ifdef EMBD_BENCH_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #include "bench_common.h"
 
@@ -51,6 +64,8 @@ uint8_t *g_enc;     // encoder / zlib output
 size_t g_enc_cap;
 float *g_out;       // decode output, kCount * kDims floats
 uint8_t *g_dst;     // memcpy destination
+uint8_t *g_zframe[2];  // g_vec / g_sparse encoded with EMBD_FRAME_ZLIB
+size_t g_zframe_len[2];
 
 template <typename T>
 T *alloc_aligned(size_t bytes) {
@@ -228,6 +243,71 @@ void bm_zlib_roundtrip(benchmark::State &state, const float *v) {
   set_counters(state, 1, kPayload);
 }
 
+void bm_zlib_decode(benchmark::State &state, int which) {
+  clean_upper_state();
+  for (auto _ : state) {
+    embd_result r = embd_frame_decode(g_zframe[which], g_zframe_len[which], nullptr, g_out, kDims,
+                                      nullptr, nullptr);
+    benchmark::DoNotOptimize(r);
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, 1, kPayload);
+}
+
+// The zlib stream of a prepared compressed frame: its length at 16-19, the bytes from 20.
+const uint8_t *zstream(int which, size_t *n) {
+  const uint8_t *f = g_zframe[which];
+  *n = static_cast<size_t>(f[16]) | static_cast<size_t>(f[17]) << 8 |
+       static_cast<size_t>(f[18]) << 16 | static_cast<size_t>(f[19]) << 24;
+  return f + 20;
+}
+
+void bm_zlib_inflate(benchmark::State &state, int which) {
+  clean_upper_state();
+  size_t n;
+  const uint8_t *z = zstream(which, &n);
+  for (auto _ : state) {
+    uLongf got = kPayload;
+    int r = uncompress(reinterpret_cast<Bytef *>(g_out), &got, z, static_cast<uLong>(n));
+    if (r != Z_OK || got != kPayload) die("zlib/inflate: uncompress failed");
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, 1, kPayload);
+}
+
+#ifdef EMBD_BENCH_HAVE_LIBDEFLATE
+void bm_libdeflate(benchmark::State &state, int which) {
+  clean_upper_state();
+  size_t n;
+  const uint8_t *z = zstream(which, &n);
+  libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+  if (!d) die("libdeflate_alloc_decompressor failed");
+  for (auto _ : state) {
+    libdeflate_result r = libdeflate_zlib_decompress(d, z, n, g_out, kPayload, nullptr);
+    if (r != LIBDEFLATE_SUCCESS) die("libdeflate/zlib: decompress failed");
+    benchmark::ClobberMemory();
+  }
+  libdeflate_free_decompressor(d);
+  set_counters(state, 1, kPayload);
+}
+
+// The same with a decompressor allocated and freed per frame, as embd_frame_decode does.
+void bm_libdeflate_alloc(benchmark::State &state, int which) {
+  clean_upper_state();
+  size_t n;
+  const uint8_t *z = zstream(which, &n);
+  for (auto _ : state) {
+    libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    if (!d) die("libdeflate_alloc_decompressor failed");
+    libdeflate_result r = libdeflate_zlib_decompress(d, z, n, g_out, kPayload, nullptr);
+    libdeflate_free_decompressor(d);
+    if (r != LIBDEFLATE_SUCCESS) die("libdeflate/zlib: decompress failed");
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, 1, kPayload);
+}
+#endif
+
 void bm_memcpy(benchmark::State &state, const uint8_t *src, size_t n, size_t frames) {
   clean_upper_state();
   for (auto _ : state) {
@@ -274,6 +354,15 @@ void check_all(size_t *zrand, size_t *zsparse) {
   std::memset(g_out, 0xA5, kDims * sizeof(float));
   must(zlib_roundtrip(g_sparse, g_out, zsparse), "zlib-roundtrip/sparse");
   same_bits(g_out, g_sparse, kDims, "zlib-roundtrip/sparse");
+
+  for (int which = 0; which < 2; which++) {
+    const float *want = which ? g_sparse : g_vec;
+    std::memset(g_out, 0xA5, kDims * sizeof(float));
+    must(embd_frame_decode(g_zframe[which], g_zframe_len[which], nullptr, g_out, kDims, nullptr,
+                           nullptr),
+         "zlib-decode");
+    same_bits(g_out, want, kDims, "zlib-decode");
+  }
 }
 
 }  // namespace
@@ -301,6 +390,15 @@ int main(int argc, char **argv) {
   g_enc = alloc_aligned<uint8_t>(g_enc_cap);
   g_dst = alloc_aligned<uint8_t>(g_batch_len);
   std::memset(g_dst, 0, g_batch_len);
+
+  for (int which = 0; which < 2; which++) {
+    embd_frame_encode_options eo{};
+    eo.flags = EMBD_FRAME_ZLIB;
+    g_zframe[which] = alloc_aligned<uint8_t>(zcap);
+    must(embd_frame_encode_f32(which ? g_sparse : g_vec, kDims, &eo, g_zframe[which], zcap,
+                               &g_zframe_len[which]),
+         "zlib frame encode");
+  }
 
   size_t zrand = 0, zsparse = 0;
   check_all(&zrand, &zsparse);
@@ -333,6 +431,19 @@ int main(int argc, char **argv) {
                                static_cast<const float *>(g_vec));
   benchmark::RegisterBenchmark("frame/zlib-roundtrip/sparse/1536", bm_zlib_roundtrip,
                                static_cast<const float *>(g_sparse));
+  // Decode-only rows, each beside its anchor (interleaved: embd, zlib, libdeflate).
+  for (int which = 0; which < 2; which++) {
+    const std::string kind = which ? "sparse" : "random";
+    benchmark::RegisterBenchmark(("frame/zlib-decode/" + kind + "/1536").c_str(), bm_zlib_decode,
+                                 which);
+    benchmark::RegisterBenchmark(("zlib/inflate/" + kind + "/1536").c_str(), bm_zlib_inflate, which);
+#ifdef EMBD_BENCH_HAVE_LIBDEFLATE
+    benchmark::RegisterBenchmark(("libdeflate/zlib/" + kind + "/1536").c_str(), bm_libdeflate,
+                                 which);
+    benchmark::RegisterBenchmark(("libdeflate/zlib-alloc/" + kind + "/1536").c_str(),
+                                 bm_libdeflate_alloc, which);
+#endif
+  }
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
@@ -346,5 +457,7 @@ int main(int argc, char **argv) {
   std::free(g_batch);
   std::free(g_enc);
   std::free(g_dst);
+  std::free(g_zframe[0]);
+  std::free(g_zframe[1]);
   return 0;
 }

@@ -10,8 +10,8 @@
  * our encoder and decoded again to the same values (protobuf: except a frame the canonical
  * encoder cannot write, one with nothing in it; delta frames with the delta encoder, from
  * a base_id the frame's own first id, so no step needs more than field 1's uint32). Errors
- * must have a message. Any
- * difference aborts.
+ * must have a message. msgpack: the one-shot decode again with the reader's fast path off
+ * must give the same. Any difference aborts.
  */
 #ifndef EMBD_CODEC_MODES_FUZZ_H
 #define EMBD_CODEC_MODES_FUZZ_H
@@ -22,6 +22,10 @@
 #include <string.h>
 
 #include "embd/codec_stream.h"
+
+/* The library's test hook (src/codec/codec_msgpack.c): non-zero, the msgpack reader's
+ * fast path is off. */
+extern int embd_msgpack_fast_off_;
 
 typedef struct cmf_rec {
   uint8_t *log; /* every frame serialised: a flat byte log compared with memcmp */
@@ -161,6 +165,25 @@ static int cmf_run(int mode, const uint8_t *data, size_t size) {
     abort();
   }
   if (ra != EMBD_OK && (!ea.message[0] || ea.offset > len)) abort();
+  if (mode == 0) {
+    /* msgpack: one shot again with the reader's fast path off (the scanner and msgpack-c
+     * for every frame, embd_msgpack_fast_off_): the same frames, result and error. */
+    cmf_rec z = {0};
+    z.mode = mode;
+    z.flags = flags;
+    embd_error ez;
+    memset(&ez, 0, sizeof ez);
+    embd_msgpack_fast_off_ = 1;
+    embd_result rz = cmf_decode(mode, flags, b, len, NULL, 0, max_frame, max_ids, cmf_on_frame, &z, &ez);
+    embd_msgpack_fast_off_ = 0;
+    if (ra != rz || a.frames != z.frames || a.n != z.n || (a.n && memcmp(a.log, z.log, a.n)) ||
+        (ra != EMBD_OK && (ea.offset != ez.offset || strcmp(ea.message, ez.message)))) {
+      fprintf(stderr, "codec fuzz (msgpack): fast path %d (%zu frames, at %zu: %s) != full path %d (%zu frames, at %zu: %s)\n",
+              (int)ra, a.frames, ea.offset, ea.message, (int)rz, z.frames, ez.offset, ez.message);
+      abort();
+    }
+    free(z.log);
+  }
   free(a.log);
   free(c.log);
   return 0;

@@ -5,7 +5,8 @@
  * must agree on the result (the views may only add VIEW_UNAVAILABLE); the floats are
  * embd_to_f32 of the raw elements; a successful decode of an uncompressed frame
  * re-encodes (embd_frame_encode_raw) to the same bytes (a version-2 f32 frame to its
- * version-1 form), and a compressed one to a frame that decodes to the same bytes.
+ * version-1 form), and a compressed one to a frame that decodes to the same bytes; a
+ * compressed one decodes with zlib's inflate alone as with libdeflate (see below).
  *
  * Input: the frame itself (no prefix), so the seed corpus is plain frames.
  */
@@ -15,6 +16,10 @@
 #include <string.h>
 
 #include "embd.h"
+
+/* The library's test hook (src/wire/wire.h): non-zero, compressed payloads are decoded by
+ * zlib's inflate alone. */
+extern int embd_inflate_zlib_only_;
 
 static void die(const char *what, int got, int want) {
   fprintf(stderr, "fuzz_frame: %s: got %d (%s), want %d (%s)\n", what, got,
@@ -59,6 +64,27 @@ static void check(const uint8_t *data, size_t size, const embd_frame_decode_opti
     if (cap && memcmp(conv, out, cap * sizeof *conv) != 0) die("floats != to_f32(raw)", 1, 0);
     free(conv);
   }
+  /* Compressed: zlib's inflate alone (embd_inflate_zlib_only_, the decoder before
+   * libdeflate) gives the same values, or the same error, offset and message. The one
+   * allowed difference: zlib alone rejects a frame the library decodes (libdeflate takes
+   * a few Huffman-table descriptions RFC 1951 forbids, docs/FORMAT.md). */
+  if (hr == EMBD_OK && (hi.flags & EMBD_FRAME_ZLIB)) {
+    uint8_t *zraw = malloc(rcap ? rcap : 1);
+    if (!zraw) abort();
+    embd_error zerr;
+    embd_inflate_zlib_only_ = 1;
+    embd_result zr = embd_frame_decode_raw(data, size, opt, zraw, rcap, EMBD_ORDER_LE, NULL, &zerr);
+    embd_inflate_zlib_only_ = 0;
+    if (zr == EMBD_OK) {
+      if (rr != EMBD_OK) die("zlib alone decodes, the library fails", rr, EMBD_OK);
+      if (rcap && memcmp(zraw, raw, rcap) != 0) die("zlib alone: other values", 1, 0);
+    } else if (rr != EMBD_OK) {
+      if (rr != zr || rerr.offset != zerr.offset || strcmp(rerr.message, zerr.message) != 0)
+        die("zlib alone: another error", zr, rr);
+    }
+    free(zraw);
+  }
+
   const void *rview = NULL;
   embd_result rvr = embd_frame_view_raw(data, size, opt, &rview, &vi, &verr);
   if (rvr == EMBD_OK) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Usage: scripts/cross-sysroot.sh <aarch64|s390x|armhf> <dir>
-# Makes a private sysroot with the target's cmocka and zlib for cross builds: downloads
-# the Debian packages (apt-get download, into <dir>/debs) and unpacks them into <dir>
-# with dpkg-deb -x. Nothing is installed on the host: multiarch-installing them upgrades
-# host packages (arm64) or breaks (s390x), and a multiarch libc under `qemu -L` crashes
+# Makes a private sysroot with the target's cmocka, zlib, libdeflate and the optional
+# parts' libraries for cross builds: downloads the Debian packages (apt-get download,
+# into <dir>/debs) and unpacks them into <dir> with dpkg-deb -x. Nothing is installed on
+# the host: multiarch-installing them upgrades host packages (arm64) or breaks (s390x),
+# and a multiarch libc under `qemu -L` crashes
 # (see /work/shared/TOOLCHAIN.md). The only host change is registering the dpkg
 # architecture (and apt-get update), done once, only when apt does not know the packages.
 # Idempotent: a second run with everything in place does nothing and needs no network.
@@ -23,6 +24,7 @@ esac
 [[ -n "$dir" ]] || { echo "usage: $0 <aarch64|s390x|armhf> <dir>" >&2; exit 2; }
 
 pkgs=(libcmocka0 libcmocka-dev zlib1g zlib1g-dev)
+pkgs+=(libdeflate0 libdeflate-dev)  # compressed EMBD frames (EMBD_WITH_LIBDEFLATE)
 pkgs+=(libsimdjson14 libsimdjson-dev libfast-float-dev)  # embd/openai.h (EMBD_WITH_OPENAI)
 pkgs+=(libmsgpackc2 libmsgpack-dev libprotobuf-c1 libprotobuf-c-dev)  # embd/codec_stream.h
 pkgs+=(libssl3 libssl-dev)  # tokenizer map sha256 (embd/tokmap.h)

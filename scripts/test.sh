@@ -53,9 +53,9 @@ step "release (+ benchmarks built, not run)" build_and_test "$out/release" -DCMA
 step "install: find_package + pkg-config consumers" bash scripts/check-install.sh "$out/release"
 step "asan+ubsan" build_and_test "$out/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DEMBD_SANITIZE=address,undefined
-step "minimal (EMBD_WITH_OPENAI/TOKMAP/CODEC_MODES=OFF: no C++, simdjson, OpenSSL, msgpack)" \
+step "minimal (EMBD_WITH_OPENAI/TOKMAP/CODEC_MODES/LIBDEFLATE=OFF: no C++, simdjson, OpenSSL, msgpack, libdeflate)" \
   build_and_test "$out/minimal" -DCMAKE_BUILD_TYPE=Release -DEMBD_WITH_OPENAI=OFF \
-  -DEMBD_WITH_TOKMAP=OFF -DEMBD_WITH_CODEC_MODES=OFF
+  -DEMBD_WITH_TOKMAP=OFF -DEMBD_WITH_CODEC_MODES=OFF -DEMBD_WITH_LIBDEFLATE=OFF
 # The library's only threads are in the dispatcher: the unit tests suffice (no per-tier
 # reruns, which the other builds cover), at the emulators' loop scale (the release and
 # asan builds run the full loops; TSan is here for the races, which the loop counts do

@@ -221,6 +221,29 @@ static void test_random_long(void **state) {
   end_checks("random long");
 }
 
+/* ---- streaming stores ---------------------------------------------------------------- */
+
+/* The library's threshold for streaming stores (src/core/internal.h): measured on first
+ * use, settable here (single-threaded) so that small buffers take that path. */
+extern size_t embd_bswap32_nt_bytes_;
+size_t embd_bswap32_nt_measure_(void);
+size_t embd_cpu_llc_bytes(void);
+
+/* The out-of-place tests again with every swap of 64 bytes or more on the streaming-store
+ * path (x86 kernels: head, aligned streaming body and tail at every length and offset,
+ * canaries around the output); the other kernels must not care. */
+static void test_streaming_stores(void **state) {
+  (void)state;
+  const size_t measured = embd_bswap32_nt_measure_();
+  printf("[ bswap32  ] streaming stores from %zu bytes (last-level cache %zu bytes)\n", measured,
+         embd_cpu_llc_bytes());
+  if (measured < ((size_t)1 << 20)) fail_msg("threshold %zu bytes: below 1 MiB", measured);
+  embd_bswap32_nt_bytes_ = 1;
+  test_lengths_offsets(state);
+  test_random_long(state);
+  embd_bswap32_nt_bytes_ = measured;
+}
+
 /* ---- host-order helpers ------------------------------------------------------------ */
 
 static uint32_t le32(const uint8_t *p) {
@@ -582,7 +605,7 @@ int main(void) {
       cmocka_unit_test(test_in_place),        cmocka_unit_test(test_random_long),
       cmocka_unit_test(test_host_order),      cmocka_unit_test(test_dispatch),
       cmocka_unit_test(test_copy_lengths_offsets), cmocka_unit_test(test_copy_random_long),
-      cmocka_unit_test(test_host_order_distances),
+      cmocka_unit_test(test_host_order_distances), cmocka_unit_test(test_streaming_stores),
   };
   return cmocka_run_group_tests_name("bswap32", tests, NULL, NULL);
 }

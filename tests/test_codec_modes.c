@@ -1093,6 +1093,136 @@ static void test_proto_delta(void **state) {
   free(ours);
 }
 
+/* The library's test hook (src/codec/codec_msgpack.c): non-zero, the msgpack reader's fast
+ * path is off (every frame through the scanner and msgpack-c, as before it). */
+extern int embd_msgpack_fast_off_;
+
+/* run() with the fast path, then without: the same frames, result, offset and message. */
+static void run_both(const uint8_t *b, size_t len, const size_t *cuts, size_t ncuts, size_t max_frame,
+                     size_t max_ids) {
+  rec a, z;
+  run(MODE_MSGPACK, b, len, cuts, ncuts, max_frame, max_ids, 1, &a);
+  embd_msgpack_fast_off_ = 1;
+  run(MODE_MSGPACK, b, len, cuts, ncuts, max_frame, max_ids, 1, &z);
+  embd_msgpack_fast_off_ = 0;
+  if (!rec_eq(&a, &z))
+    fail_msg("fast and full msgpack paths disagree: %d (%zu frames) \"%s\" / %d (%zu frames) \"%s\"",
+             (int)a.result, a.n, a.err.message, (int)z.result, z.n, z.err.message);
+  rec_free(&a);
+  rec_free(&z);
+}
+
+/* Frames in the fast path's layouts and next to them (map16, str8 finish_reason, array16
+ * ids, every integer width, 0xcf for small values, keys in other orders, base_id after
+ * ids_delta, unknown keys), plain and delta; each whole, and each with every byte flipped
+ * bit by bit and set to a few type bytes, whole and in two pieces, and under tight
+ * max_frame_bytes and max_ids: the fast path and the full one agree on each. */
+static void test_msgpack_fast_differential(void **state) {
+  (void)state;
+  for (int delta = 0; delta < 2; delta++) {
+    g_flags = delta ? EMBD_CODEC_STREAM_DELTA : 0;
+    const char *ids_key = delta ? "ids_delta" : "ids";
+    for (int shape = 0; shape < 6; shape++) {
+      msgpack_sbuffer sb;
+      msgpack_sbuffer_init(&sb);
+      msgpack_packer pk;
+      msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+      const uint64_t vals[] = {0, 1, 127, 128, 255, 256, 65535, 65536, 151645, 0xFFFFFFFFu};
+      const size_t nv = shape == 1 ? 20 : shape == 5 ? 0 : sizeof vals / sizeof vals[0];
+      const int nkeys = 2 + (shape != 3) + delta + (shape == 4);
+      if (shape == 1) { /* map16 */
+        const char h[3] = {(char)0xde, 0, (char)nkeys};
+        msgpack_sbuffer_write(&sb, h, 3);
+      } else {
+        msgpack_pack_map(&pk, (size_t)nkeys);
+      }
+      if (delta && shape != 2) msgpack_pack_str_with_body(&pk, "base_id", 7), msgpack_pack_uint64(&pk, 1000);
+      if (shape == 2) { /* done first */
+        msgpack_pack_str_with_body(&pk, "done", 4);
+        msgpack_pack_true(&pk);
+      }
+      msgpack_pack_str_with_body(&pk, ids_key, strlen(ids_key));
+      if (shape == 1) { /* array16 of 20 */
+        const char h[3] = {(char)0xdc, 0, 20};
+        msgpack_sbuffer_write(&sb, h, 3);
+      } else {
+        msgpack_pack_array(&pk, nv);
+      }
+      for (size_t i = 0; i < nv; i++) {
+        const uint64_t v = delta ? (i & 1 ? 2 * (i + 1) : 2 * i + 1) : shape == 1 ? vals[i % 10] : vals[i];
+        if (shape == 3 && i % 3 == 0) msgpack_pack_fix_uint64(&pk, v); /* 0xcf, a small value */
+        else msgpack_pack_uint64(&pk, v);
+      }
+      if (shape != 2) {
+        msgpack_pack_str_with_body(&pk, "done", 4);
+        msgpack_pack_false(&pk);
+      }
+      if (shape != 3) {
+        msgpack_pack_str_with_body(&pk, "finish_reason", 13);
+        if (shape == 1) {
+          const char h[2] = {(char)0xd9, 40};
+          msgpack_sbuffer_write(&sb, h, 2);
+          msgpack_sbuffer_write(&sb, "0123456789012345678901234567890123456789", 40);
+        } else if (shape == 5) {
+          msgpack_pack_nil(&pk);
+        } else {
+          msgpack_pack_str_with_body(&pk, shape == 4 ? "" : "stop", shape == 4 ? 0 : 4);
+        }
+      }
+      if (shape == 4) { /* an unknown key: the full path */
+        msgpack_pack_str_with_body(&pk, "usage", 5);
+        msgpack_pack_array(&pk, 1);
+        msgpack_pack_int(&pk, -3);
+      }
+      if (delta && shape == 2) msgpack_pack_str_with_body(&pk, "base_id", 7), msgpack_pack_uint64(&pk, 7);
+      /* two copies back to back: frame 1 in place, the error or the next frame after */
+      const size_t one = sb.size;
+      msgpack_sbuffer_write(&sb, sb.data, one);
+      uint8_t *b = (uint8_t *)sb.data;
+      const size_t len = sb.size;
+      run_both(b, len, NULL, 0, 1 << 20, 0);
+      const size_t cut = one / 2;
+      for (size_t at = 0; at < one; at++) {
+        const uint8_t keep = b[at];
+        const uint8_t set[] = {0x00, 0x7f, 0x80, 0x90, 0xa0, 0xc0, 0xc1, 0xc2, 0xcc, 0xcf, 0xd9, 0xdc, 0xde, 0xff};
+        for (int k = 0; k < 8 + (int)sizeof set; k++) {
+          b[at] = k < 8 ? (uint8_t)(keep ^ (1u << k)) : set[k - 8];
+          run_both(b, len, NULL, 0, 1 << 20, 0);
+          run_both(b, len, &cut, 1, 1 << 20, 0);
+        }
+        b[at] = keep;
+      }
+      for (size_t mf = one - 2; mf <= one + 1; mf++) run_both(b, len, NULL, 0, mf, 0);
+      for (size_t mi = nv > 2 ? nv - 2 : 1; mi <= nv + 1; mi++) run_both(b, len, NULL, 0, 1 << 20, mi);
+      msgpack_sbuffer_destroy(&sb);
+    }
+    /* Each known key twice (the full path's "duplicate key" error), and ids missing. */
+    const char *keys[] = {ids_key, "done", "finish_reason", "base_id", NULL};
+    for (int dup = 0; dup < 5; dup++) {
+      msgpack_sbuffer sb;
+      msgpack_sbuffer_init(&sb);
+      msgpack_packer pk;
+      msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+      msgpack_pack_map(&pk, (size_t)(3 + delta + (dup < 4 && (dup < 3 || delta))));
+      for (int rep = 0; rep < 2; rep++) {
+        if (rep && !(dup < 4 && (dup < 3 || delta))) break;
+        for (int k = 0; k < 4; k++) {
+          if ((rep && k != dup) || (k == 3 && !delta) || (k == 0 && dup == 4)) continue;
+          msgpack_pack_str_with_body(&pk, keys[k], strlen(keys[k]));
+          if (k == 0) msgpack_pack_array(&pk, 1), msgpack_pack_uint32(&pk, 5);
+          else if (k == 1) msgpack_pack_true(&pk);
+          else if (k == 2) msgpack_pack_str_with_body(&pk, "length", 6);
+          else msgpack_pack_uint32(&pk, 9);
+        }
+      }
+      if (dup == 4) msgpack_pack_str_with_body(&pk, "x", 1), msgpack_pack_nil(&pk);
+      run_both((const uint8_t *)sb.data, sb.size, NULL, 0, 1 << 20, 0);
+      msgpack_sbuffer_destroy(&sb);
+    }
+  }
+  g_flags = 0;
+}
+
 static void test_behaviour(void **state) {
   (void)state;
   embd_codec_stream_options o = {0};
@@ -1157,7 +1287,7 @@ int main(void) {
       cmocka_unit_test(test_large_random),   cmocka_unit_test(test_errors),
       cmocka_unit_test(test_depth),          cmocka_unit_test(test_no_endless_loop),
       cmocka_unit_test(test_behaviour),     cmocka_unit_test(test_msgpack_delta),
-      cmocka_unit_test(test_proto_delta),
+      cmocka_unit_test(test_proto_delta),   cmocka_unit_test(test_msgpack_fast_differential),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

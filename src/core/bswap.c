@@ -5,6 +5,16 @@
  * kernels' setup. */
 #define EMBD_BSWAP32_DISPATCH_MIN 16
 
+size_t embd_bswap32_nt_bytes_ = 0;
+
+size_t embd_bswap32_nt_measure_(void) {
+  const size_t llc = embd_cpu_llc_bytes();
+  const size_t t = llc ? llc : (size_t)64 << 20;
+  /* the same value from every thread that gets here first */
+  __atomic_store_n(&embd_bswap32_nt_bytes_, t, __ATOMIC_RELAXED);
+  return t;
+}
+
 void embd_bswap32_scalar(void *dst, const void *src, size_t n) {
   embd_bswap32_words((uint8_t *)dst, (const uint8_t *)src, n);
 }

@@ -54,6 +54,28 @@ uint64_t embd_cpu_detect(void) {
   return f;
 }
 
+/* The deterministic cache parameters: leaf 4 (Intel), 0x8000001D (AMD, same layout);
+ * each subleaf one cache until type 0. Size = ways x partitions x line x sets. */
+static size_t llc_from_leaf(unsigned leaf) {
+  size_t best = 0;
+  for (unsigned i = 0; i < 16; i++) {
+    unsigned a, b, c, d;
+    __cpuid_count(leaf, i, a, b, c, d);
+    if ((a & 31u) == 0) break; /* no more caches */
+    const size_t ways = (b >> 22) + 1, parts = ((b >> 12) & 0x3ffu) + 1, line = (b & 0xfffu) + 1;
+    const size_t size = ways * parts * line * ((size_t)c + 1);
+    if (size > best) best = size;
+  }
+  return best;
+}
+
+size_t embd_cpu_llc_bytes(void) {
+  size_t s = 0;
+  if (__get_cpuid_max(0, NULL) >= 4) s = llc_from_leaf(4);
+  if (!s && __get_cpuid_max(0x80000000u, NULL) >= 0x8000001Du) s = llc_from_leaf(0x8000001Du);
+  return s;
+}
+
 #elif defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #ifndef HWCAP_ASIMD
@@ -74,9 +96,11 @@ uint64_t embd_cpu_detect(void) {
   if (hw & HWCAP_PMULL) f |= EMBD_CPU_ARM_PMULL;
   return f;
 }
+size_t embd_cpu_llc_bytes(void) { return 0; } /* only the x86 kernels use it */
 
 #else
 uint64_t embd_cpu_detect(void) { return EMBD_CPU_KNOWN; }
+size_t embd_cpu_llc_bytes(void) { return 0; }
 #endif
 
 static const struct {

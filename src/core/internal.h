@@ -123,6 +123,20 @@ static inline void embd_bswap32_words(uint8_t *d, const uint8_t *s, size_t n) {
 }
 EMBD_INTERNAL void embd_bswap32_scalar(void *dst, const void *src, size_t n);
 EMBD_INTERNAL void embd_bswap32_stub_(void *dst, const void *src, size_t n);
+/* Out-of-place swaps of at least this many bytes store around the caches (streaming
+ * stores, then sfence: the x86 kernels): the destination is larger than the last-level
+ * cache, so ordinary stores would only evict the source to make room for lines written
+ * once (bench_bswap, 64 MiB). The last-level cache's size (embd_cpu_llc_bytes), measured
+ * on first use; 64 MiB when the CPU does not say. 0 until then; tests set it lower to
+ * reach that path with small buffers. */
+EMBD_INTERNAL extern size_t embd_bswap32_nt_bytes_; /* __atomic_* only */
+EMBD_INTERNAL size_t embd_bswap32_nt_measure_(void);
+static inline size_t embd_bswap32_nt_min(void) {
+  const size_t t = __atomic_load_n(&embd_bswap32_nt_bytes_, __ATOMIC_RELAXED);
+  return t ? t : embd_bswap32_nt_measure_();
+}
+/* Bytes of the largest cache the CPU reports (x86: cpuid leaf 4, AMD 0x8000001D), or 0. */
+EMBD_INTERNAL size_t embd_cpu_llc_bytes(void);
 #if defined(EMBD_HAVE_X86_SSE42)
 EMBD_INTERNAL void embd_bswap32_ssse3(void *dst, const void *src, size_t n);
 #endif

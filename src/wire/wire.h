@@ -107,6 +107,10 @@ EMBD_INTERNAL embd_result embd_frame_decode_raw_checked_(const uint8_t *p,
  * once per frame. NULL in normal use: one predictable branch. Not thread-safe to set. */
 enum { EMBD_CHECK_HEADER = 0, EMBD_CHECK_PAYLOAD_CRC = 1 };
 EMBD_INTERNAL extern void (*embd_check_hook_)(int what);
+/* Test hook: non-zero makes every compressed payload go through zlib's inflate alone (the
+ * decoder before libdeflate), so that tests/test_frame.c can compare the two paths' results,
+ * errors, offsets and messages. 0 in normal use. Not thread-safe to set. */
+EMBD_INTERNAL extern int embd_inflate_zlib_only_;
 #define EMBD_CHECKED_(what)                              \
   do {                                                   \
     if (__builtin_expect(embd_check_hook_ != NULL, 0)) \

@@ -1,5 +1,5 @@
 /* bswap32 with AVX2 vpshufb, 4 x 32 bytes per iteration. Built with the avx2 family's
- * flags.
+ * flags. Out-of-place swaps above the last-level cache use streaming stores (swap_stream).
  *
  * Tails: one overlapping 32-byte vector ending at the last word (or, for 16..31 bytes,
  * two overlapping 16-byte ones), loaded before anything is stored so that the in-place
@@ -7,6 +7,33 @@
 #include <immintrin.h>
 
 #include "internal.h"
+
+/* Out of place, above embd_bswap32_nt_min (bytes >= 64, d word-aligned): the first 32
+ * bytes stored as usual, then streaming stores from d's first 32-byte boundary (a whole
+ * number of words on, d being word-aligned), the last 32 bytes as usual again, and an
+ * sfence so that the streaming stores are ordered before whatever the caller stores next.
+ * Bytes written twice get the same value both times (src does not overlap dst). */
+static void swap_stream(uint8_t *d, const uint8_t *s, size_t bytes, __m256i m) {
+  _mm256_storeu_si256((__m256i *)d, _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)s), m));
+  size_t i = (size_t)(-(uintptr_t)d & 31);
+  for (; i + 128 <= bytes; i += 128) {
+    __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
+    __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
+    __m256i c = _mm256_loadu_si256((const __m256i *)(s + i + 64));
+    __m256i e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
+    _mm256_stream_si256((__m256i *)(d + i), _mm256_shuffle_epi8(a, m));
+    _mm256_stream_si256((__m256i *)(d + i + 32), _mm256_shuffle_epi8(b, m));
+    _mm256_stream_si256((__m256i *)(d + i + 64), _mm256_shuffle_epi8(c, m));
+    _mm256_stream_si256((__m256i *)(d + i + 96), _mm256_shuffle_epi8(e, m));
+  }
+  for (; i + 32 <= bytes; i += 32)
+    _mm256_stream_si256((__m256i *)(d + i),
+                        _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(s + i)), m));
+  if (i < bytes)
+    _mm256_storeu_si256((__m256i *)(d + bytes - 32),
+                        _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(s + bytes - 32)), m));
+  _mm_sfence();
+}
 
 void embd_bswap32_avx2(void *dst, const void *src, size_t n) {
   uint8_t *d = (uint8_t *)dst;
@@ -25,6 +52,11 @@ void embd_bswap32_avx2(void *dst, const void *src, size_t n) {
     return;
   }
   const __m256i m = _mm256_broadcastsi128_si256(m16);
+  if (d != s && bytes >= 64 && ((uintptr_t)d & 3) == 0 && bytes >= embd_bswap32_nt_min()) {
+    swap_stream(d, s, bytes, m);
+    _mm256_zeroupper();
+    return;
+  }
   const __m256i tail = _mm256_loadu_si256((const __m256i *)(s + bytes - 32));
   size_t i = 0;
   for (; i + 128 <= bytes; i += 128) {

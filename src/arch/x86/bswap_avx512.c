@@ -1,5 +1,6 @@
 /* bswap32 with AVX-512BW vpshufb, 4 x 64 bytes per iteration. Built with the avx512
- * family's flags.
+ * family's flags. Out-of-place swaps above the last-level cache use streaming stores
+ * (swap_stream).
  *
  * The last 0..63 bytes are one masked load and one masked store: masked-off bytes are
  * neither read (no fault, even next to an unmapped page) nor written, so nothing
@@ -9,12 +10,40 @@
 
 #include "internal.h"
 
+/* Out of place, above embd_bswap32_nt_min: as the avx2 kernel's swap_stream, with
+ * 64-byte streaming stores (bytes >= 128, d word-aligned). */
+static void swap_stream(uint8_t *d, const uint8_t *s, size_t bytes, __m512i m) {
+  _mm512_storeu_si512((void *)d, _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)s), m));
+  size_t i = (size_t)(-(uintptr_t)d & 63);
+  for (; i + 256 <= bytes; i += 256) {
+    __m512i a = _mm512_loadu_si512((const void *)(s + i));
+    __m512i b = _mm512_loadu_si512((const void *)(s + i + 64));
+    __m512i c = _mm512_loadu_si512((const void *)(s + i + 128));
+    __m512i e = _mm512_loadu_si512((const void *)(s + i + 192));
+    _mm512_stream_si512((void *)(d + i), _mm512_shuffle_epi8(a, m));
+    _mm512_stream_si512((void *)(d + i + 64), _mm512_shuffle_epi8(b, m));
+    _mm512_stream_si512((void *)(d + i + 128), _mm512_shuffle_epi8(c, m));
+    _mm512_stream_si512((void *)(d + i + 192), _mm512_shuffle_epi8(e, m));
+  }
+  for (; i + 64 <= bytes; i += 64)
+    _mm512_stream_si512((void *)(d + i), _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(s + i)), m));
+  if (i < bytes)
+    _mm512_storeu_si512((void *)(d + bytes - 64),
+                        _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(s + bytes - 64)), m));
+  _mm_sfence();
+}
+
 void embd_bswap32_avx512(void *dst, const void *src, size_t n) {
   uint8_t *d = (uint8_t *)dst;
   const uint8_t *s = (const uint8_t *)src;
   const size_t bytes = 4 * n;
   const __m512i m = _mm512_broadcast_i32x4(
       _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12));
+  if (d != s && bytes >= 128 && ((uintptr_t)d & 3) == 0 && bytes >= embd_bswap32_nt_min()) {
+    swap_stream(d, s, bytes, m);
+    _mm256_zeroupper();
+    return;
+  }
   size_t i = 0;
   for (; i + 256 <= bytes; i += 256) {
     __m512i a = _mm512_loadu_si512((const void *)(s + i));

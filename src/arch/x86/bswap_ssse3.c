@@ -1,5 +1,5 @@
 /* bswap32 with SSSE3 pshufb, 4 x 16 bytes per iteration. Built with the sse42 family's
- * flags.
+ * flags. Out-of-place swaps above the last-level cache use streaming stores (swap_stream).
  *
  * The tail is one overlapping 16-byte vector ending at the last word. It is loaded
  * before anything is stored, so the in-place case (dst == src) never re-reads a word
@@ -7,6 +7,29 @@
 #include <immintrin.h>
 
 #include "internal.h"
+
+/* Out of place, above embd_bswap32_nt_min: as the avx2 kernel's swap_stream, with
+ * 16-byte streaming stores (bytes >= 32, d word-aligned). */
+static void swap_stream(uint8_t *d, const uint8_t *s, size_t bytes, __m128i m) {
+  _mm_storeu_si128((__m128i *)d, _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)s), m));
+  size_t i = (size_t)(-(uintptr_t)d & 15);
+  for (; i + 64 <= bytes; i += 64) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+    __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
+    __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
+    _mm_stream_si128((__m128i *)(d + i), _mm_shuffle_epi8(a, m));
+    _mm_stream_si128((__m128i *)(d + i + 16), _mm_shuffle_epi8(b, m));
+    _mm_stream_si128((__m128i *)(d + i + 32), _mm_shuffle_epi8(c, m));
+    _mm_stream_si128((__m128i *)(d + i + 48), _mm_shuffle_epi8(e, m));
+  }
+  for (; i + 16 <= bytes; i += 16)
+    _mm_stream_si128((__m128i *)(d + i), _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + i)), m));
+  if (i < bytes)
+    _mm_storeu_si128((__m128i *)(d + bytes - 16),
+                     _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + bytes - 16)), m));
+  _mm_sfence();
+}
 
 void embd_bswap32_ssse3(void *dst, const void *src, size_t n) {
   uint8_t *d = (uint8_t *)dst;
@@ -17,6 +40,10 @@ void embd_bswap32_ssse3(void *dst, const void *src, size_t n) {
     return;
   }
   const __m128i m = _mm_setr_epi8(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+  if (d != s && bytes >= 32 && ((uintptr_t)d & 3) == 0 && bytes >= embd_bswap32_nt_min()) {
+    swap_stream(d, s, bytes, m);
+    return;
+  }
   const __m128i tail = _mm_loadu_si128((const __m128i *)(s + bytes - 16));
   size_t i = 0;
   for (; i + 64 <= bytes; i += 64) {
