@@ -12,6 +12,7 @@
 #   CC                   clang to use (default: clang; needs libclang-rt-<ver>-dev)
 #   CXX                  clang++ for src/json/openai.cc (default: CC with clang -> clang++)
 #   EMBD_FUZZ_JOBS       parallel build jobs (default: 2)
+#   EMBD_FUZZ_PARALLEL   targets fuzzed at once (default: nproc), each for its full time
 #   EMBD_FUZZ_ARGS       extra libFuzzer arguments, e.g. "-max_len=65536"
 #   EMBD_FUZZ_KEEP=1     keep the temporary corpora and crash artifacts directory
 # Crash inputs are copied to <build dir>/artifacts/ before the script fails; reproduce
@@ -84,33 +85,48 @@ trap cleanup EXIT
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:abort_on_error=1}
 
-failed=()
-for t in "${targets[@]}"; do
-  exe=$build/fuzz/fuzz_$t
+# One target: its run, then its lines of the report in $tmp/report_$t and, when it failed,
+# its name in $tmp/failed_$t (the targets run in parallel, so nothing is shared but files).
+fuzz_one() {
+  local t=$1 exe=$build/fuzz/fuzz_$1 out=$tmp/report_$1
   if [[ ! -x $exe ]]; then
-    echo "fuzz.sh: $exe was not built" >&2
-    failed+=("$t")
-    continue
+    echo "fuzz.sh: $exe was not built" >"$out"
+    touch "$tmp/failed_$t"
+    return
   fi
-  corpus=$tmp/corpus_$t
+  local corpus=$tmp/corpus_$t
   mkdir -p "$corpus" "$tmp/artifacts_$t"
   [[ -d $root/fuzz/corpus/$t ]] && cp -R "$root/fuzz/corpus/$t/." "$corpus/"
-  echo "== fuzz_$t: ${secs}s, corpus $(find "$corpus" -type f | wc -l) files"
+  echo "== fuzz_$t: ${secs}s, corpus $(find "$corpus" -type f | wc -l) files" >"$out"
   # shellcheck disable=SC2086  # EMBD_FUZZ_ARGS is a list of flags
   if "$exe" -max_total_time="$secs" -print_final_stats=1 \
       -artifact_prefix="$tmp/artifacts_$t/" ${EMBD_FUZZ_ARGS:-} "$corpus" \
       >"$tmp/log_$t" 2>&1; then
-    grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$tmp/log_$t" || true
-    echo "== fuzz_$t: clean"
+    grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$tmp/log_$t" >>"$out" || true
+    echo "== fuzz_$t: clean" >>"$out"
   else
-    rc=$?
-    tail -n 60 "$tmp/log_$t"
+    local rc=$?
+    tail -n 60 "$tmp/log_$t" >>"$out"
     mkdir -p "$build/artifacts"
     cp "$tmp/artifacts_$t/"* "$build/artifacts/" 2>/dev/null || true
     cp "$tmp/log_$t" "$build/artifacts/log_$t"
-    echo "== fuzz_$t: FAILED (exit $rc); inputs and log in $build/artifacts/" >&2
-    failed+=("$t")
+    echo "== fuzz_$t: FAILED (exit $rc); inputs and log in $build/artifacts/" >>"$out"
+    touch "$tmp/failed_$t"
   fi
+}
+
+# EMBD_FUZZ_PARALLEL targets at a time (default: one per core): each still gets its full
+# ${secs}s, and CI's two cores finish the set in half the time.
+par=${EMBD_FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 1)}
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= par)); do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait
+failed=()
+for t in "${targets[@]}"; do
+  cat "$tmp/report_$t"
+  [[ -e $tmp/failed_$t ]] && failed+=("$t")
 done
 
 if ((${#failed[@]})); then

@@ -72,7 +72,7 @@ static size_t llc_from_leaf(unsigned leaf) {
 size_t embd_cpu_llc_bytes(void) {
   size_t s = 0;
   if (__get_cpuid_max(0, NULL) >= 4) s = llc_from_leaf(4);
-  if (!s && __get_cpuid_max(0x80000000u, NULL) >= 0x8000001Du) s = llc_from_leaf(0x8000001Du);
+  if (!s && (unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x8000001Du) s = llc_from_leaf(0x8000001Du);
   return s;
 }
 
