@@ -261,13 +261,11 @@ static inline const uint8_t *embd_decimal_f32_fast(const uint8_t *p, const uint8
   return embd_dec_to_f32(w, e10, neg, out) ? q : NULL;
 }
 
-/* The number at p (its first byte); returns the position after it and sets *out, or NULL
- * with the fault recorded in j (not a number, or a grammar fault). */
+/* The careful parser: the number at p (its first byte), any text; returns the position
+ * after it and sets *out, or NULL with the fault recorded in j (not a number, or a
+ * grammar fault). Callers try embd_decimal_f32_fast first (openai.cc's array loop): this
+ * does not, so a number the fast path declined is not tried twice. */
 static inline const uint8_t *embd_decimal_f32(embd_json *j, const uint8_t *p, float *out) {
-  if (j->end - p >= EMBD_DEC_FAST_READ) {
-    const uint8_t *q = embd_decimal_f32_fast(p, j->base, out);
-    if (__builtin_expect(q != NULL, 1)) return q;
-  }
   const uint8_t *end = j->end, *s = p;
   int neg = 0;
   if (p < end && *p == '-') neg = 1, p++;
