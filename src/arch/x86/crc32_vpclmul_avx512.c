@@ -72,34 +72,27 @@ static inline const void *addr(uintptr_t a) { return (const void *)a; }
  * XORed in at byte k (so k <= 60), every 16-byte lane folded straight to the end in one
  * step (the AVX2 kernel's short path, crc32_pclmul_template.h): all the multiplies are
  * independent, so the latency is one fold, the lane reduction and the Barrett finish
- * whatever nb is, where a chain of 64-byte folds added a multiply per block. Block j's
+ * whatever nb is (a chain of 64-byte folds added a multiply per block). Block j's
  * lanes are 64 (nb - 1 - j) + 48, + 32, + 16, + 0 bytes from the end: four consecutive
- * multiplier pairs of embd_crc32_fold_by, one load. The last block's lanes 0..2 move by
- * 48, 32, 16 and lane 3 stays (zmm_to128). nb is a constant in each caller, so each
- * block count is straight-line code. */
+ * multiplier pairs of embd_crc32_fold_y, one load, and they go straight into the Barrett
+ * frame, so only Barrett's two dependent multiplies follow. nb is a constant in each
+ * caller, so each block count is straight-line code. */
 AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const unsigned nb) {
   const unsigned k = 64 * nb - (unsigned)len;
   const uintptr_t q = end - 64 * nb;
   __m512i z = _mm512_xor_si512(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(q)),
                                crc_at(x, k));
-  if (nb == 1) return embd_crc32_x86_finish_barrett(zmm_to128(z));
   __m512i acc = _mm512_setzero_si512();
-  for (unsigned j = 0; j + 1 < nb; j++) {
-    const __m512i kj = _mm512_loadu_si512(embd_crc32_x86_kaddr(64 * (nb - 1 - j) + 48));
+  for (unsigned j = 0; j < nb; j++) {
+    /* Straight into the Barrett frame (embd_crc32_fold_y): the last block's lane 3 is at
+     * distance 0, whose multipliers are Barrett's own first step. */
+    const __m512i kj = _mm512_loadu_si512(embd_crc32_x86_kaddr_y(64 * (nb - 1 - j) + 48));
     __m512i b = j == 0 ? z : _mm512_loadu_si512(addr(q + 64 * j));
     acc = _mm512_ternarylogic_epi64(acc, _mm512_clmulepi64_epi128(b, kj, 0x00),
                                     _mm512_clmulepi64_epi128(b, kj, 0x11), 0x96);
   }
-  const __m512i kl = _mm512_inserti32x4(
-      _mm512_inserti32x4(_mm512_inserti32x4(_mm512_setzero_si512(), EMBD_K128(48), 0),
-                         EMBD_K128(32), 1),
-      EMBD_K128(16), 2);
-  __m512i l = _mm512_loadu_si512(addr(end - 64));
-  acc = _mm512_ternarylogic_epi64(acc, _mm512_clmulepi64_epi128(l, kl, 0x00),
-                                  _mm512_clmulepi64_epi128(l, kl, 0x11), 0x96);
-  acc = _mm512_xor_si512(acc, _mm512_maskz_mov_epi64(0xC0, l));
   __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
-  return embd_crc32_x86_finish_barrett(
+  return embd_crc32_x86_finish_y(
       _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
 }
 
