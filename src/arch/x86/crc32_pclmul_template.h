@@ -87,6 +87,17 @@ static inline __attribute__((always_inline)) uint32_t DIRECTK(__m128i init, int 
     i += VL / 16;
   }
 #if VL == 32
+  if (k == 1) {
+    /* 17..32 bytes: two 128-bit folds, no lane insert or extract on the path from the
+     * initial CRC (three xmm multiplies, as many as one ymm pair and Barrett's first). */
+    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)p);
+    if (init_is_crc) c = _mm_xor_si128(c, init);
+    __m128i kc = _mm_loadu_si128((const __m128i *)(const void *)kp[0]);
+    t = _mm_xor_si128(t, _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(c, kc, 0x00),
+                                                     _mm_clmulepi64_si128(c, kc, 0x11)),
+                                       embd_crc32_x86_to_y(last)));
+    return embd_crc32_x86_finish_y(t);
+  }
   if (i < k) {
     /* One 16-byte chunk left: it and the last chunk share one pair of 256-bit multiplies
      * (the last one's multipliers are { x^95, 1 }, Barrett's first step). */
