@@ -175,7 +175,7 @@ static void test_dispatch_matches_env(void **state) {
  * 8-accumulator loops, whose remainder of 0..127 / 0..255 bytes reuses the short-message
  * code with every multiplier distance up to 255: all of them are seen below 512), at
  * 64 and 256 for avx512 (below 256 one straight-line piece per block count 1..4, each
- * from every start alignment, with the 61..63 alignments on the general path), and avx512 enters its
+ * from every start alignment, 1..3 leading bytes by table when len % 64 is 1..3), and avx512 enters its
  * aligned 4-accumulator loop at 8 blocks and iterates again at 12 (768 + up to 63
  * alignment); 1088 = 17 x 64 covers two iterations of every main loop from every
  * alignment, plus every tail length. Above the floor each length still runs at offsets

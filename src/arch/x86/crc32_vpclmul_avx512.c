@@ -109,9 +109,15 @@ uint32_t EMBD_CRC32_AVX512_FN(uint32_t crc, const void *buf, size_t len) {
   if (len < 64) return ~crc_small(x, end, len);
 
   unsigned k = (unsigned)(-len & 63);
-  if (len < 256 && k <= 60) {
+  if (len < 256) {
+    if (k > 60) {
+      /* The CRC would straddle the first two blocks: the first block's 1..3 bytes by
+       * table, then whole blocks. */
+      x = embd_crc32_raw_bytes(x, p, 64 - k);
+      len -= 64 - k;
+    }
     switch ((len + 63) / 64) {
-      case 1: return ~crc_direct(x, end, len, 1); /* exactly 64 */
+      case 1: return ~crc_direct(x, end, len, 1); /* 64 (65..67 before the table bytes) */
       case 2: return ~crc_direct(x, end, len, 2);
       case 3: return ~crc_direct(x, end, len, 3);
       default: return ~crc_direct(x, end, len, 4);
