@@ -10,6 +10,9 @@
 //
 // Registry implementations the CPU (or EMBD_ISA masking) cannot run are registered
 // anyway and skipped with an error, so a report shows what was not measured.
+// crc32/avx512-simde is the avx512 kernel's source through simde's AVX-512 emulation
+// (never dispatched to; there so that the tests run its logic without AVX-512): its
+// speed says nothing about the avx512 kernel.
 //
 // With EMBD_BENCH_CLMUL_CEILING (x86), ceiling/pclmul-xmm, ceiling/vpclmul-ymm and
 // ceiling/vpclmul-zmm (<bytes>/align0) time the carry-less products a fold of that many

@@ -1,5 +1,8 @@
 /* CRC-32: every implementation the host can run, and the public embd_crc32, against a
- * naive bit-at-a-time reference and zlib's crc32()/crc32_combine().
+ * naive bit-at-a-time reference and zlib's crc32()/crc32_combine(). On x86 CPUs without
+ * AVX-512 the registry's "avx512-simde" row (the avx512 kernel's source through simde's
+ * emulation, never dispatched to) is runnable, so the avx512 kernel's logic is tested
+ * here too.
  *
  * Environment: EMBD_TEST_SCALE (heavy-loop multiplier, default 1), EMBD_TEST_SEED,
  * EMBD_ISA (the tier the public path is forced to; exits 77 if this CPU cannot run it).
@@ -171,7 +174,8 @@ static void test_dispatch_matches_env(void **state) {
  * each len % 16 its masked last chunk and its row of multipliers), at 128 / 256 (the
  * 8-accumulator loops, whose remainder of 0..127 / 0..255 bytes reuses the short-message
  * code with every multiplier distance up to 255: all of them are seen below 512), at
- * 64 and 256 for avx512 (4 x 64), and avx512 enters its
+ * 64 and 256 for avx512 (below 256 one straight-line piece per block count 1..4, each
+ * from every start alignment, 1..3 leading bytes by table when len % 64 is 1..3), and avx512 enters its
  * aligned 4-accumulator loop at 8 blocks and iterates again at 12 (768 + up to 63
  * alignment); 1088 = 17 x 64 covers two iterations of every main loop from every
  * alignment, plus every tail length. Above the floor each length still runs at offsets

@@ -103,6 +103,10 @@ EMBD_INTERNAL uint32_t embd_crc32_vpclmul_avx2(uint32_t crc, const void *buf, si
 #if defined(EMBD_HAVE_X86_AVX512)
 EMBD_INTERNAL uint32_t embd_crc32_vpclmul_avx512(uint32_t crc, const void *buf, size_t len);
 #endif
+#if defined(EMBD_HAVE_CRC32_AVX512_SIMDE)
+/* crc32_vpclmul_avx512.c through simde: AVX2 + VPCLMULQDQ code, never dispatched to. */
+EMBD_INTERNAL uint32_t embd_crc32_vpclmul_avx512_simde(uint32_t crc, const void *buf, size_t len);
+#endif
 #if defined(EMBD_HAVE_ARM_CRC32)
 EMBD_INTERNAL uint32_t embd_crc32_armv8(uint32_t crc, const void *buf, size_t len);
 #endif

@@ -17,21 +17,28 @@
  */
 #include "crc32_x86_common.h"
 
+/* crc32_vpclmul_avx512_simde.c compiles this file again under another name. */
+#ifndef EMBD_CRC32_AVX512_FN
+#define EMBD_CRC32_AVX512_FN embd_crc32_vpclmul_avx512
+#endif
+
 #define NACC 4 /* 4 x 64 bytes per step: enough to cover the multiply latency */
 #ifndef EMBD_AVX512_END_ALIGNED_BELOW
 #define EMBD_AVX512_END_ALIGNED_BELOW 2048
 #endif
 
-static inline __m512i bcast(__m128i k) { return _mm512_broadcast_i32x4(k); }
+#define AVX512_INLINE static inline __attribute__((always_inline))
 
-static inline __m512i fold512(__m512i a, __m512i k, __m512i data) {
+AVX512_INLINE __m512i bcast(__m128i k) { return _mm512_broadcast_i32x4(k); }
+
+AVX512_INLINE __m512i fold512(__m512i a, __m512i k, __m512i data) {
   return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(a, k, 0x00),
                                    _mm512_clmulepi64_epi128(a, k, 0x11), data, 0x96);
 }
 
 /* 64 bytes -> 16 bytes that end where they end: lanes 0, 1, 2 move forward by 48, 32,
  * 16 bytes (one multiply pair for all three), lane 3 stays. */
-static inline __m128i zmm_to128(__m512i z) {
+AVX512_INLINE __m128i zmm_to128(__m512i z) {
   const __m512i k = _mm512_inserti32x4(
       _mm512_inserti32x4(_mm512_inserti32x4(_mm512_setzero_si512(), EMBD_K128(48), 0),
                          EMBD_K128(32), 1),
@@ -44,7 +51,7 @@ static inline __m128i zmm_to128(__m512i z) {
 }
 
 /* The inverted CRC placed at byte `k` (0..60) of a 64-byte vector. */
-static inline __m512i crc_at(uint32_t x, unsigned k) {
+AVX512_INLINE __m512i crc_at(uint32_t x, unsigned k) {
   /* At byte 0 (whole 64-byte blocks, aligned starts) the permute's latency is avoidable. */
   if (k == 0) return _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)x));
   static const uint8_t iota[64] = {
@@ -53,19 +60,48 @@ static inline __m512i crc_at(uint32_t x, unsigned k) {
       44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
   __m512i idx = _mm512_sub_epi8(_mm512_loadu_si512(iota), _mm512_set1_epi8((char)k));
   /* Bytes 4..63 of the source are zero, so every index outside k..k+3 picks a zero. */
-  return _mm512_permutexvar_epi8(idx, _mm512_castsi128_si512(_mm_cvtsi32_si128((int)x)));
+  /* zext, not cast: a cast leaves the upper bytes undefined (zero on hardware after
+   * vmovd, but not in simde's emulation, where the avx512-simde row caught it). */
+  return _mm512_permutexvar_epi8(idx, _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)x)));
 }
 
 static inline const void *addr(uintptr_t a) { return (const void *)a; }
 
-/* 16..63 bytes in one register, right-aligned to the end, zeros in front. */
-static inline uint32_t crc_small(uint32_t x, uintptr_t end, size_t len) {
-  unsigned k = 64 - (unsigned)len;
-  __m512i z = _mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(end - 64));
-  return embd_crc32_x86_finish_barrett(zmm_to128(_mm512_xor_si512(z, crc_at(x, k))));
+/* 16..255 bytes as nb = ceil(len / 64) blocks that end at the end, the first one loaded
+ * with the `k` = 64 nb - len bytes before the start masked to zero and the inverted CRC
+ * XORed in at byte k (so k <= 60), every 16-byte lane folded straight to the end in one
+ * step (the AVX2 kernel's short path, crc32_pclmul_template.h): all the multiplies are
+ * independent, so the latency is one fold, the lane reduction and the Barrett finish
+ * whatever nb is (a chain of 64-byte folds added a multiply per block). Block j's
+ * lanes are 64 (nb - 1 - j) + 48, + 32, + 16, + 0 bytes from the end: four consecutive
+ * multiplier pairs of embd_crc32_fold_y, one load, and they go straight into the Barrett
+ * frame, so only Barrett's two dependent multiplies follow. nb is a constant in each
+ * caller, so each block count is straight-line code. */
+AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const unsigned nb) {
+  const unsigned k = 64 * nb - (unsigned)len;
+  const uintptr_t q = end - 64 * nb;
+  __m512i z = _mm512_xor_si512(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(q)),
+                               crc_at(x, k));
+  __m512i acc = _mm512_setzero_si512();
+  for (unsigned j = 0; j < nb; j++) {
+    /* Straight into the Barrett frame (embd_crc32_fold_y): the last block's lane 3 is at
+     * distance 0, whose multipliers are Barrett's own first step. */
+    const __m512i kj = _mm512_loadu_si512(embd_crc32_x86_kaddr_y(64 * (nb - 1 - j) + 48));
+    __m512i b = j == 0 ? z : _mm512_loadu_si512(addr(q + 64 * j));
+    acc = _mm512_ternarylogic_epi64(acc, _mm512_clmulepi64_epi128(b, kj, 0x00),
+                                    _mm512_clmulepi64_epi128(b, kj, 0x11), 0x96);
+  }
+  __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+  return embd_crc32_x86_finish_y(
+      _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
 }
 
-uint32_t embd_crc32_vpclmul_avx512(uint32_t crc, const void *buf, size_t len) {
+/* 16..63 bytes in one register, right-aligned to the end, zeros in front. */
+AVX512_INLINE uint32_t crc_small(uint32_t x, uintptr_t end, size_t len) {
+  return crc_direct(x, end, len, 1);
+}
+
+uint32_t EMBD_CRC32_AVX512_FN(uint32_t crc, const void *buf, size_t len) {
   const uint8_t *p = (const uint8_t *)buf;
   uint32_t x = ~crc;
   if (len < 16) return ~embd_crc32_raw(x, p, len);
@@ -73,14 +109,19 @@ uint32_t embd_crc32_vpclmul_avx512(uint32_t crc, const void *buf, size_t len) {
   if (len < 64) return ~crc_small(x, end, len);
 
   unsigned k = (unsigned)(-len & 63);
-  if (len < 256 && k <= 60) {
-    /* A few blocks ending at the end, on one chain with nothing else to decide. */
-    const __m512i k64 = bcast(EMBD_K128(64));
-    uintptr_t q = end - ((len + 63) & ~(size_t)63);
-    __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(q)),
-                                 crc_at(x, k));
-    for (q += 64; q < end; q += 64) v = fold512(v, k64, _mm512_loadu_si512(addr(q)));
-    return ~embd_crc32_x86_finish_barrett(zmm_to128(v));
+  if (len < 256) {
+    if (k > 60) {
+      /* The CRC would straddle the first two blocks: the first block's 1..3 bytes by
+       * table, then whole blocks. */
+      x = embd_crc32_raw_bytes(x, p, 64 - k);
+      len -= 64 - k;
+    }
+    switch ((len + 63) / 64) {
+      case 1: return ~crc_direct(x, end, len, 1); /* 64 (65..67 before the table bytes) */
+      case 2: return ~crc_direct(x, end, len, 2);
+      case 3: return ~crc_direct(x, end, len, 3);
+      default: return ~crc_direct(x, end, len, 4);
+    }
   }
   uintptr_t q, full_end;
   if (len < EMBD_AVX512_END_ALIGNED_BELOW && k <= 60) {

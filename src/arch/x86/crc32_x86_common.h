@@ -19,19 +19,29 @@ static inline __m128i embd_fold128(__m128i a, __m128i k) {
   return _mm_xor_si128(_mm_clmulepi64_si128(a, k, 0x00), _mm_clmulepi64_si128(a, k, 0x11));
 }
 
-/* CRC_raw(0, r): what is still owed once everything is folded into one register that
- * ends where the message ends. */
-static inline uint32_t embd_crc32_x86_finish_barrett(__m128i r) {
-  /* Three dependent multiplies (modelled bit for bit by barrett_finish() in
-   * scripts/gen_crc32_tables.py): the first 8 bytes folded into the last 8 with x^95 mod G
-   * (128 -> 96 bits), then Barrett with floor(x^95 / G) and G; the CRC is in bits 64..95. */
-  const __m128i k = _mm_set_epi64x(0, (long long)EMBD_CRC32_BARRETT_X95);
+/* CRC_raw(0, r) from y, a 96-bit value in the Barrett frame (scripts/gen_crc32_tables.py):
+ * Barrett with floor(x^95 / G) and G, two dependent multiplies; the CRC is in bits
+ * 64..95. Kernels that fold every chunk with embd_crc32_fold_y land there directly. */
+static inline uint32_t embd_crc32_x86_finish_y(__m128i y) {
   const __m128i mg = _mm_set_epi64x((long long)EMBD_CRC32_BARRETT_POLY,
                                     (long long)EMBD_CRC32_BARRETT_MU);
-  __m128i y = _mm_xor_si128(_mm_clmulepi64_si128(r, k, 0x00), _mm_srli_si128(r, 8));
   __m128i q = _mm_clmulepi64_si128(y, mg, 0x00);
   y = _mm_xor_si128(y, _mm_clmulepi64_si128(q, mg, 0x10));
   return (uint32_t)_mm_extract_epi32(y, 2);
+}
+
+/* The 16 bytes `r` that end where the message ends, moved into the Barrett frame: its
+ * first 8 bytes folded into the last 8 with x^95 mod G (128 -> 96 bits). */
+static inline __m128i embd_crc32_x86_to_y(__m128i r) {
+  const __m128i k = _mm_set_epi64x(0, (long long)EMBD_CRC32_BARRETT_X95);
+  return _mm_xor_si128(_mm_clmulepi64_si128(r, k, 0x00), _mm_srli_si128(r, 8));
+}
+
+/* CRC_raw(0, r): what is still owed once everything is folded into one register that
+ * ends where the message ends. Three dependent multiplies (modelled bit for bit by
+ * barrett_finish() in scripts/gen_crc32_tables.py). */
+static inline uint32_t embd_crc32_x86_finish_barrett(__m128i r) {
+  return embd_crc32_x86_finish_y(embd_crc32_x86_to_y(r));
 }
 
 /* The same with sixteen independent table loads and no multiplies (~50 instructions):
@@ -54,6 +64,18 @@ static inline uint32_t embd_crc32_x86_finish(__m128i r) {
 /* The multipliers that move a 16-byte lane `d` bytes forward (1 <= d < EMBD_CRC32_FOLD_BY_N). */
 static inline __m128i embd_crc32_x86_kby(size_t d) {
   return _mm_loadu_si128((const __m128i *)(const void *)EMBD_CRC32_FOLD_BY(d));
+}
+
+/* The multipliers that fold a 16-byte chunk `d` bytes before the end into the Barrett
+ * frame (0 <= d < EMBD_CRC32_FOLD_BY_N). */
+static inline __m128i embd_crc32_x86_ky(size_t d) {
+  return _mm_loadu_si128((const __m128i *)(const void *)EMBD_CRC32_FOLD_Y(d));
+}
+
+/* &EMBD_CRC32_FOLD_Y(d) for 0 <= d < EMBD_CRC32_FOLD_BY_N, the same layout as below. */
+static inline const uint64_t *embd_crc32_x86_kaddr_y(size_t d) {
+  return (const uint64_t *)(const void *)((const uint8_t *)embd_crc32_fold_y +
+                                          257 * (d & 15) + 240 - d);
 }
 
 /* &EMBD_CRC32_FOLD_BY(d) for 1 <= d < EMBD_CRC32_FOLD_BY_N, computed as
