@@ -10,37 +10,14 @@
 
 #include "internal.h"
 
-/* The main loop of both paths, from byte i up to the last whole vector: 4 x 64 bytes an
- * iteration, then 64 at a time, each vector stored with STORE (the ordinary store, or the
- * streaming one once d + i is 64-byte aligned). Leaves bytes - i < 64. */
-#define SWAP_LOOP(STORE, d, s, i, bytes, m)                                           \
-  do {                                                                                \
-    for (; (i) + 256 <= (bytes); (i) += 256) {                                        \
-      __m512i a_ = _mm512_loadu_si512((const void *)((s) + (i)));                     \
-      __m512i b_ = _mm512_loadu_si512((const void *)((s) + (i) + 64));                \
-      __m512i c_ = _mm512_loadu_si512((const void *)((s) + (i) + 128));               \
-      __m512i e_ = _mm512_loadu_si512((const void *)((s) + (i) + 192));               \
-      STORE((void *)((d) + (i)), _mm512_shuffle_epi8(a_, (m)));                       \
-      STORE((void *)((d) + (i) + 64), _mm512_shuffle_epi8(b_, (m)));                  \
-      STORE((void *)((d) + (i) + 128), _mm512_shuffle_epi8(c_, (m)));                 \
-      STORE((void *)((d) + (i) + 192), _mm512_shuffle_epi8(e_, (m)));                 \
-    }                                                                                 \
-    for (; (i) + 64 <= (bytes); (i) += 64)                                            \
-      STORE((void *)((d) + (i)),                                                      \
-            _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)((s) + (i))), (m))); \
-  } while (0)
-
-/* Out of place, above embd_bswap32_nt_min: as the avx2 kernel's swap_stream, with
- * 64-byte streaming stores (bytes >= 128, d word-aligned). */
-static void swap_stream(uint8_t *d, const uint8_t *s, size_t bytes, __m512i m) {
-  _mm512_storeu_si512((void *)d, _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)s), m));
-  size_t i = (size_t)(-(uintptr_t)d & 63);
-  SWAP_LOOP(_mm512_stream_si512, d, s, i, bytes, m);
-  if (i < bytes)
-    _mm512_storeu_si512((void *)(d + bytes - 64),
-                        _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(s + bytes - 64)), m));
-  _mm_sfence();
-}
+#define BS_VEC __m512i
+#define BS_W 64
+#define BS_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define BS_PTR(p) (void *)(p)
+#define BS_STOREU _mm512_storeu_si512
+#define BS_STREAM _mm512_stream_si512
+#define BS_SHUF _mm512_shuffle_epi8
+#include "bswap_x86_template.h"
 
 void embd_bswap32_avx512(void *dst, const void *src, size_t n) {
   uint8_t *d = (uint8_t *)dst;
@@ -54,7 +31,7 @@ void embd_bswap32_avx512(void *dst, const void *src, size_t n) {
     return;
   }
   size_t i = 0;
-  SWAP_LOOP(_mm512_storeu_si512, d, s, i, bytes, m);
+  SWAP_LOOP(BS_STOREU, d, s, i, bytes, m);
   if (i < bytes) {
     const __mmask64 k = (UINT64_C(1) << (bytes - i)) - 1; /* bytes - i < 64 */
     const __m512i v = _mm512_maskz_loadu_epi8(k, (const void *)(s + i));
