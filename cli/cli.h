@@ -38,6 +38,26 @@ int cli_parse_dims(const char *s, const char *opt, uint32_t *out);
  * implies -z), -c (payload CRC). 1: c was one of them, applied to *enc; 0: it was not;
  * CLI_EUSAGE: a bad value (message printed). */
 int cli_frame_opt(int c, const char *arg, embd_frame_encode_options *enc);
+/* Their getopt_long rows (the same letters in every command that has them). */
+#define CLI_FRAME_OPTIONS                                                  \
+  {"compress", no_argument, 0, 'z'}, {"level", required_argument, 0, 'l'}, \
+      {"payload-crc", no_argument, 0, 'c'}
+/* The frame-reading options that decode and verify share: -s (frames back to back, no
+ * batch count), -d N (every frame N dims), -m N (reject frames above N dims), and their
+ * getopt_long rows. cli_read_opt's result as cli_frame_opt's. */
+typedef struct cli_read_opts {
+  int stream;
+  uint32_t dims, max_dims;
+} cli_read_opts;
+#define CLI_READ_OPTS_INIT {0, 0, CLI_DEFAULT_MAX_DIMS}
+#define CLI_READ_OPTIONS                                                \
+  {"stream", no_argument, 0, 's'}, {"dims", required_argument, 0, 'd'}, \
+      {"max-dims", required_argument, 0, 'm'}
+int cli_read_opt(int c, const char *arg, cli_read_opts *r);
+/* The bound the reader gets: --max-dims, raised to --dims when that is larger. */
+static inline uint32_t cli_read_max_dims(const cli_read_opts *r) {
+  return r->dims > r->max_dims ? r->dims : r->max_dims;
+}
 /* --max-record BYTES (cli_parse_size's forms). 0 ok, else CLI_EUSAGE (message printed). */
 int cli_parse_max_record(const char *arg, uint64_t *out);
 /* A little-endian uint32 at p (the batch count, header fields). */

@@ -206,16 +206,14 @@ static const char decode_help[] =
 int cmd_decode(int argc, char **argv) {
   static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                        {"to", required_argument, 0, 't'},
-                                       {"stream", no_argument, 0, 's'},
-                                       {"dims", required_argument, 0, 'd'},
-                                       {"max-dims", required_argument, 0, 'm'},
+                                       CLI_READ_OPTIONS,
                                        {"as", required_argument, 0, 'a'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *output = NULL;
   cli_fmt to = CLI_FMT_JSONL;
-  int stream = 0, as_f32 = 0;
-  uint32_t dims = 0, max_dims = CLI_DEFAULT_MAX_DIMS;
+  cli_read_opts ro = CLI_READ_OPTS_INIT;
+  int as_f32 = 0;
   int c;
   while ((c = getopt_long(argc, argv, "o:t:sd:m:a:h", opts, NULL)) != -1) {
     switch (c) {
@@ -233,25 +231,22 @@ int cmd_decode(int argc, char **argv) {
         if (cli_parse_fmt(optarg, &to) || to == CLI_FMT_EMBD)
           return cli_usage("--to: '%s' is not one of jsonl, npy, raw", cli_esc(optarg));
         break;
-      case 's': stream = 1; break;
+      case 's':
       case 'd':
-        if (cli_parse_dims(optarg, "--dims", &dims)) return CLI_EUSAGE;
-        break;
       case 'm':
-        if (cli_parse_dims(optarg, "--max-dims", &max_dims)) return CLI_EUSAGE;
+        if (cli_read_opt(c, optarg, &ro) != 1) return CLI_EUSAGE;
         break;
       case 'h': fputs(decode_help, stdout); return CLI_OK;
       default: return cli_usage("unknown or incomplete option");
     }
   }
   if (argc - optind > 1) return cli_usage("one INPUT at most (got %d)", argc - optind);
-  if (dims > max_dims) max_dims = dims;
   cli_in in;
   int rc = cli_in_open(&in, optind < argc ? argv[optind] : "-");
   if (rc) return rc;
   if ((rc = cli_out_check_input(output, &in))) goto close_in;
   uint64_t count = UINT64_MAX;
-  if (!stream) {
+  if (!ro.stream) {
     const uint8_t *p;
     size_t got;
     if ((rc = cli_in_peek(&in, 4, &p, &got))) goto close_in;
@@ -265,7 +260,7 @@ int cmd_decode(int argc, char **argv) {
   ctx.sink = &sink;
   ctx.keep = !as_f32 && (to == CLI_FMT_NPY || to == CLI_FMT_RAW);
   if (!(rc = cli_sink_begin(&sink, to, &out, count, NULL))) {
-    rc = run_stream(&in, !stream, max_dims, dims, &ctx);
+    rc = run_stream(&in, !ro.stream, cli_read_max_dims(&ro), ro.dims, &ctx);
     if (!rc) rc = cli_sink_finish(&sink);
   }
   {
@@ -299,30 +294,25 @@ static const char verify_help[] =
     "  embd verify --stream --dims 1536 capture.bin\n";
 
 int cmd_verify(int argc, char **argv) {
-  static const struct option opts[] = {{"stream", no_argument, 0, 's'},
-                                       {"dims", required_argument, 0, 'd'},
-                                       {"max-dims", required_argument, 0, 'm'},
+  static const struct option opts[] = {CLI_READ_OPTIONS,
                                        {"quiet", no_argument, 0, 'q'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  int stream = 0, quiet = 0;
-  uint32_t dims = 0, max_dims = CLI_DEFAULT_MAX_DIMS;
+  cli_read_opts ro = CLI_READ_OPTS_INIT;
+  int quiet = 0;
   int c;
   while ((c = getopt_long(argc, argv, "sd:m:qh", opts, NULL)) != -1) {
     switch (c) {
-      case 's': stream = 1; break;
+      case 's':
       case 'd':
-        if (cli_parse_dims(optarg, "--dims", &dims)) return CLI_EUSAGE;
-        break;
       case 'm':
-        if (cli_parse_dims(optarg, "--max-dims", &max_dims)) return CLI_EUSAGE;
+        if (cli_read_opt(c, optarg, &ro) != 1) return CLI_EUSAGE;
         break;
       case 'q': quiet = 1; break;
       case 'h': fputs(verify_help, stdout); return CLI_OK;
       default: return cli_usage("unknown or incomplete option");
     }
   }
-  if (dims > max_dims) max_dims = dims;
   char *dash[] = {"-"};
   char **files = optind < argc ? argv + optind : dash;
   const int nfiles = optind < argc ? argc - optind : 1;
@@ -332,7 +322,7 @@ int cmd_verify(int argc, char **argv) {
     if (rc) return rc;
     dec_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    rc = run_stream(&in, !stream, max_dims, dims, &ctx);
+    rc = run_stream(&in, !ro.stream, cli_read_max_dims(&ro), ro.dims, &ctx);
     free(ctx.buf);
     if (!rc && !quiet)
       printf("%s: ok: %llu frames, %llu values, %llu bytes\n", cli_in_label(&in),

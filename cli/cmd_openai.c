@@ -69,9 +69,7 @@ static int read_file(const char *name, char **data, size_t *len, uint64_t max) {
 int cmd_openai(int argc, char **argv) {
   static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                        {"to", required_argument, 0, 't'},
-                                       {"compress", no_argument, 0, 'z'},
-                                       {"level", required_argument, 0, 'l'},
-                                       {"payload-crc", no_argument, 0, 'c'},
+                                       CLI_FRAME_OPTIONS,
                                        {"dims", required_argument, 0, 'd'},
                                        {"verbose", no_argument, 0, 'v'},
                                        {"max-record", required_argument, 0, 'R'},

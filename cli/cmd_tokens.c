@@ -18,11 +18,12 @@ typedef struct tok_ctx {
   uint64_t frames, tokens;
   int failed;        /* an output error or a detokenization error (already printed) */
   embd_result detok_err;
-  /* The peer's ERROR frame: the stream stops there (EMBD_STOPPED) and the command exits
-   * CLI_EPEER once the text before it is out. Its message, escaped, kept for after that
-   * text (the frame's payload is valid during the callback only). */
+  /* The peer's report of a failed generation (a session ERROR frame, or a stream-mode
+   * frame with finish_reason "error"): the stream stops there (EMBD_STOPPED) and the
+   * command exits CLI_EPEER once the text before it is out. What it was and its text,
+   * escaped, kept for after that text (a frame's bytes are valid during the callback only). */
   char *peer_error;
-  uint32_t peer_index;
+  uint64_t peer_index;
   uint64_t peer_offset;
 } tok_ctx;
 
@@ -67,17 +68,25 @@ static embd_result emit_ids(tok_ctx *c, const uint32_t *ids, size_t n, uint64_t 
   return put(c, c->text, w) ? EMBD_ERR_OUTPUT_TOO_SMALL : EMBD_OK;
 }
 
+/* The peer reported a failed generation at frame `index`: keeps `what` and the first
+ * PEER_TEXT_MAX bytes of `text`, escaped, and stops the stream (what follows is no part
+ * of a good generation). One path for both kinds of report, so both exit CLI_EPEER. */
+static embd_result peer_stop(tok_ctx *c, uint64_t index, uint64_t offset, const char *what,
+                             const void *text, size_t len) {
+  const size_t n = len > PEER_TEXT_MAX ? PEER_TEXT_MAX : len, w = strlen(what);
+  const size_t need = w + cli_escape(NULL, 0, text, n) + 1;
+  if (!(c->peer_error = malloc(need))) return EMBD_ERR_OUT_OF_MEMORY;
+  memcpy(c->peer_error, what, w);
+  cli_escape(c->peer_error + w, need - w, text, n);
+  c->peer_index = index;
+  c->peer_offset = offset;
+  return EMBD_STOPPED;
+}
+
 static embd_result on_session(void *user, const embd_codec_frame *f) {
   tok_ctx *c = user;
-  if (f->type == EMBD_CODEC_ERROR) {
-    const size_t n = f->payload_len > PEER_TEXT_MAX ? PEER_TEXT_MAX : f->payload_len;
-    const size_t need = cli_escape(NULL, 0, f->payload, n) + 1;
-    if (!(c->peer_error = malloc(need))) return EMBD_ERR_OUT_OF_MEMORY;
-    cli_escape(c->peer_error, need, f->payload, n);
-    c->peer_index = f->index;
-    c->peer_offset = f->offset;
-    return EMBD_STOPPED; /* what follows an ERROR is no part of a good generation */
-  }
+  if (f->type == EMBD_CODEC_ERROR)
+    return peer_stop(c, f->index, f->offset, "ERROR frame from the peer: ", f->payload, f->payload_len);
   /* HELLO/READY/EOS/LATENT*: checked by the reader, nothing to print; types from 0x07 up
    * (a newer protocol's) are skipped unless --strict-types made the reader refuse them. */
   if (f->type != EMBD_CODEC_TOKENS) return EMBD_OK;
@@ -92,8 +101,15 @@ static embd_result on_session(void *user, const embd_codec_frame *f) {
   return r;
 }
 
+/* The stream modes have no ERROR frame: a failed generation ends with a frame whose
+ * finish_reason is "error". That frame's ids are printed, then it ends the stream as an
+ * ERROR frame ends a session (exit 5, the report on stderr after the text). */
 static embd_result on_stream(void *user, const embd_codec_stream_frame *f) {
-  return emit_ids((tok_ctx *)user, f->ids, f->n_ids, f->index);
+  tok_ctx *c = user;
+  embd_result r = emit_ids(c, f->ids, f->n_ids, f->index);
+  if (r == EMBD_OK && f->finish_reason && f->finish_reason_len == 5 && !memcmp(f->finish_reason, "error", 5))
+    return peer_stop(c, f->index, f->offset, "finish_reason \"error\" from the peer", NULL, 0);
+  return r;
 }
 
 static void usage(FILE *f) {
@@ -131,8 +147,9 @@ static void usage(FILE *f) {
       "  -h, --help          this text\n"
       "\n"
       "Exit codes: 0 ok, 1 invalid stream or map (the message names the frame and byte),\n"
-      "2 usage, 3 I/O, 4 out of memory, 5 the stream carried an ERROR frame (what came\n"
-      "before it is printed, then its text on stderr).\n"
+      "2 usage, 3 I/O, 4 out of memory, 5 the stream carried an ERROR frame, or in a\n"
+      "stream mode a frame with finish_reason \"error\" (what came before it is printed,\n"
+      "then the error on stderr).\n"
       "\n"
       "Examples:\n"
       "  embd tokens stream.codec\n"
@@ -318,8 +335,8 @@ int cmd_tokens(int argc, char **argv) {
     /* stdout first, so that on a terminal the message follows the text it ended (a write
      * error is reported by cli_out_close below) */
     fflush(c.out.f);
-    cli_msg("%s: frame %lu at byte %llu: ERROR frame from the peer: %s", cli_in_label(&in),
-            (unsigned long)c.peer_index, (unsigned long long)c.peer_offset, c.peer_error);
+    cli_msg("%s: frame %llu at byte %llu: %s", cli_in_label(&in), (unsigned long long)c.peer_index,
+            (unsigned long long)c.peer_offset, c.peer_error);
     rc = CLI_EPEER;
   }
   if (rc == CLI_OK && r != EMBD_OK) {

@@ -80,6 +80,15 @@ int cli_frame_opt(int c, const char *arg, embd_frame_encode_options *enc) {
   }
 }
 
+int cli_read_opt(int c, const char *arg, cli_read_opts *r) {
+  switch (c) {
+    case 's': r->stream = 1; return 1;
+    case 'd': return cli_parse_dims(arg, "--dims", &r->dims) ? CLI_EUSAGE : 1;
+    case 'm': return cli_parse_dims(arg, "--max-dims", &r->max_dims) ? CLI_EUSAGE : 1;
+    default: return 0;
+  }
+}
+
 int cli_parse_max_record(const char *arg, uint64_t *out) {
   if (cli_parse_size(arg, out))
     return cli_usage("--max-record: '%s' is not a byte count (N, NK, NM or NG; N >= 1)", cli_esc(arg));

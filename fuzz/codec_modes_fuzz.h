@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "embd/codec_stream.h"
+#include "fuzz_cuts.h"
 
 /* The library's test hook (src/codec/codec_msgpack.c): non-zero, the msgpack reader's
  * fast path is off. */
@@ -134,17 +135,8 @@ static int cmf_run(int mode, const uint8_t *data, size_t size) {
   uint32_t seed = (uint32_t)data[1] | (uint32_t)data[2] << 8;
   const uint8_t *b = data + 3;
   const size_t len = size - 3;
-  size_t *cuts = malloc((len + 1) * sizeof *cuts);
-  if (!cuts) abort();
-  size_t n = 0, at = 0;
-  uint32_t x = seed * 2654435761u + 1;
-  const uint32_t span = 1u << (seed % 9);
-  for (;;) {
-    x = x * 1664525u + 1013904223u;
-    at += 1 + (x >> 8) % span;
-    if (at >= len) break;
-    cuts[n++] = at;
-  }
+  size_t n;
+  size_t *cuts = fz_cuts(seed, len, &n);
   cmf_rec a = {0}, c = {0};
   a.mode = c.mode = mode;
   uint64_t flags = (data[2] & 0x40) ? EMBD_CODEC_STREAM_DELTA : 0;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../tests/codecutil.h"
+#include "fuzz_cuts.h"
 
 static void die(const char *what, const cu_rec *a, const cu_rec *s) {
   fprintf(stderr,
@@ -36,17 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *b = data + 3;
   const size_t len = size - 3;
 
-  size_t *cuts = malloc((len + 1) * sizeof *cuts);
-  if (!cuts) abort();
-  size_t n = 0, at = 0;
-  uint32_t x = seed * 2654435761u + 1;
-  const uint32_t span = 1u << (seed % 9);
-  for (;;) {
-    x = x * 1664525u + 1013904223u;
-    at += 1 + (x >> 8) % span;
-    if (at >= len) break;
-    cuts[n++] = at;
-  }
+  size_t n;
+  size_t *cuts = fz_cuts(seed, len, &n);
 
   cu_rec a, s;
   cu_oneshot(b, len, max_payload, flags, &a);

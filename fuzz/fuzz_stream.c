@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../tests/batchutil.h"
+#include "fuzz_cuts.h"
 
 static void die(const char *what, const bu_rec *a, const bu_rec *s) {
   fprintf(stderr,
@@ -33,18 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *b = data + 3;
   const size_t len = size - 3;
 
-  /* Chunk boundaries: sizes 1..(1 << (seed % 8)), advanced by an LCG. */
-  size_t *cuts = malloc((len + 1) * sizeof *cuts);
-  if (!cuts) abort();
-  size_t n = 0, at = 0;
-  uint32_t x = seed * 2654435761u + 1;
-  const uint32_t span = 1u << (seed % 9);
-  for (;;) {
-    x = x * 1664525u + 1013904223u;
-    at += 1 + (x >> 8) % span;
-    if (at >= len) break;
-    cuts[n++] = at;
-  }
+  size_t n;
+  size_t *cuts = fz_cuts(seed, len, &n);
 
   bu_rec a, s;
   embd_frame_decode_options o = {.max_dims = max_dims, .expected_dims = 0, .allow_trailing = 0};

@@ -101,6 +101,25 @@ static void run(const embd_tokmap *m, unsigned flags, const uint32_t *ids, size_
   embd_detok_destroy(d);
 }
 
+/* The two id-stream modes: the body as big-endian uint32 ids (len / 4 of them; each % 320
+ * when `known`: mostly ids the fixed maps have), detokenized by run() with the map `json`,
+ * loaded once into *map. */
+static void run_ids(embd_tokmap **map, const char *json, size_t json_len, const uint8_t *body,
+                    size_t len, int known, unsigned flags, size_t chunk) {
+  embd_error err;
+  if (!*map && embd_tokmap_load(json, json_len, NULL, map, &err) != EMBD_OK) die(err.message);
+  size_t n = len / 4;
+  uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+  if (!ids) abort();
+  for (size_t i = 0; i < n; i++) {
+    const uint8_t *p = body + 4 * i;
+    uint32_t v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    ids[i] = known ? v % 320 : v;
+  }
+  run(*map, flags, ids, n, chunk);
+  free(ids);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
@@ -109,36 +128,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   embd_error err;
   if (sel & 1) {
     static embd_tokmap *fixed;
-    if (!fixed && embd_tokmap_load(k_map, sizeof k_map - 1, NULL, &fixed, &err) != EMBD_OK)
-      die(err.message);
-    size_t n = len / 4;
-    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
-    if (!ids) abort();
-    for (size_t i = 0; i < n; i++) {
-      const uint8_t *p = data + 1 + 4 * i;
-      uint32_t v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-      ids[i] = (sel & 2) ? v % 320 : v; /* mostly known ids */
-    }
-    run(fixed, ((sel >> 2) & 3) | (sel & 0x80 ? EMBD_DETOK_REPLACE_UNKNOWN : 0), ids, n,
-        1 + ((sel >> 4) & 7));
-    free(ids);
+    run_ids(&fixed, k_map, sizeof k_map - 1, data + 1, len, sel & 2 /* mostly known ids */,
+            ((sel >> 2) & 3) | (sel & 0x80 ? EMBD_DETOK_REPLACE_UNKNOWN : 0), 1 + ((sel >> 4) & 7));
     return 0;
   }
   if (sel & 8) {
     static embd_tokmap *fixed2;
-    if (!fixed2 && embd_tokmap_load(k_map2, sizeof k_map2 - 1, NULL, &fixed2, &err) != EMBD_OK)
-      die(err.message);
-    size_t n = len / 4;
-    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
-    if (!ids) abort();
-    for (size_t i = 0; i < n; i++) {
-      const uint8_t *p = data + 1 + 4 * i;
-      ids[i] = ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]) % 320;
-    }
-    run(fixed2,
-        EMBD_DETOK_PARTIAL | ((sel >> 1) & 1) | (sel & 4 ? EMBD_DETOK_REPLACE_UNKNOWN : 0), ids, n,
-        1 + ((sel >> 4) & 7));
-    free(ids);
+    run_ids(&fixed2, k_map2, sizeof k_map2 - 1, data + 1, len, 1,
+            EMBD_DETOK_PARTIAL | ((sel >> 1) & 1) | (sel & 4 ? EMBD_DETOK_REPLACE_UNKNOWN : 0),
+            1 + ((sel >> 4) & 7));
     return 0;
   }
   char *body = malloc(len ? len : 1); /* exact size: ASan sees over-reads */

@@ -53,23 +53,6 @@ static void collect_variants(void) {
          embd_impl_active(EMBD_KERNEL_BSWAP32));
 }
 
-static unsigned long g_fails;
-
-static void report(const char *fmt, ...) {
-  if (g_fails++ >= 20) return;
-  va_list ap;
-  va_start(ap, fmt);
-  printf("MISMATCH: ");
-  vprintf(fmt, ap);
-  printf("\n");
-  va_end(ap);
-}
-
-static void end_checks(const char *what) {
-  unsigned long f = g_fails;
-  g_fails = 0;
-  if (f) fail_msg("%s: %lu mismatches (seed %#llx)", what, f, (unsigned long long)tu_seed());
-}
 
 /* The definition: byte k of each word out is byte 3 - k of the word in. */
 static void naive_bswap(uint8_t *out, const uint8_t *in, size_t n) {
@@ -99,13 +82,13 @@ static void check_out_of_place(const variant *v, const tu_guard *go, uint8_t *ds
   v->fn(dst, src, n);
   size_t d = first_diff(dst, want, nb);
   if (d != (size_t)-1)
-    report("%s: %zu words, src%%64=%u dst%%64=%u: byte %zu wrong", v->name, n,
+    tu_report("%s: %zu words, src%%64=%u dst%%64=%u: byte %zu wrong", v->name, n,
            (unsigned)((uintptr_t)src & 63), (unsigned)((uintptr_t)dst & 63), d);
   for (const uint8_t *p = wlo; p < whi; p++) {
     if (p == dst) p += nb;
     if (p >= whi) break;
     if (*p != CANARY) {
-      report("%s: %zu words, src%%64=%u dst%%64=%u: wrote outside the output at %td", v->name,
+      tu_report("%s: %zu words, src%%64=%u dst%%64=%u: wrote outside the output at %td", v->name,
              n, (unsigned)((uintptr_t)src & 63), (unsigned)((uintptr_t)dst & 63), p - dst);
       break;
     }
@@ -145,7 +128,7 @@ static void test_lengths_offsets(void **state) {
   printf("[ bswap32  ] lengths 0..%d words x offsets: %lu calls\n", MAXW, calls);
   tu_guard_free(&gi);
   tu_guard_free(&go);
-  end_checks("lengths x offsets");
+  tu_end_checks("lengths x offsets");
 }
 
 /* In place (dst == src), every length 0..300 words, at every offset and ending exactly at
@@ -167,17 +150,17 @@ static void test_in_place(void **state) {
         g_var[v].fn(p, p, n);
         size_t d = first_diff(p, want, nb);
         if (d != (size_t)-1)
-          report("%s in place: %zu words at %%64=%u: byte %zu wrong", g_var[v].name, n,
+          tu_report("%s in place: %zu words at %%64=%u: byte %zu wrong", g_var[v].name, n,
                  (unsigned)((uintptr_t)p & 63), d);
         /* Twice is the identity. */
         g_var[v].fn(p, p, n);
         if (first_diff(p, orig, nb) != (size_t)-1)
-          report("%s in place twice: %zu words: not the identity", g_var[v].name, n);
+          tu_report("%s in place twice: %zu words: not the identity", g_var[v].name, n);
       }
     }
   }
   tu_guard_free(&g);
-  end_checks("in place");
+  tu_end_checks("in place");
 }
 
 /* Random lengths up to 1 MiB, random offsets, out of place and in place, data ending at
@@ -205,20 +188,20 @@ static void test_random_long(void **state) {
       memset(dst, 0, nb);
       g_var[v].fn(dst, src, n);
       size_t d = first_diff(dst, want, nb);
-      if (d != (size_t)-1) report("%s: %zu words: byte %zu wrong", g_var[v].name, n, d);
+      if (d != (size_t)-1) tu_report("%s: %zu words: byte %zu wrong", g_var[v].name, n, d);
       if (first_diff(src, orig, nb) != (size_t)-1)
-        report("%s: %zu words: the source changed", g_var[v].name, n);
+        tu_report("%s: %zu words: the source changed", g_var[v].name, n);
       memcpy(dst, orig, nb);
       g_var[v].fn(dst, dst, n);
       d = first_diff(dst, want, nb);
-      if (d != (size_t)-1) report("%s in place: %zu words: byte %zu wrong", g_var[v].name, n, d);
+      if (d != (size_t)-1) tu_report("%s in place: %zu words: byte %zu wrong", g_var[v].name, n, d);
     }
   }
   free(want);
   free(orig);
   tu_guard_free(&gi);
   tu_guard_free(&go);
-  end_checks("random long");
+  tu_end_checks("random long");
 }
 
 /* ---- streaming stores ---------------------------------------------------------------- */
@@ -277,11 +260,11 @@ static void test_host_order(void **state) {
     for (size_t i = 0; i < n; i++) {
       uint32_t bits;
       memcpy(&bits, &fhost[i], 4);
-      if (bits != le32(w + 4 * i)) report("f32_from_le n=%zu: word %zu", n, i);
+      if (bits != le32(w + 4 * i)) tu_report("f32_from_le n=%zu: word %zu", n, i);
     }
     embd_u32_from_be(host, w, n);
     for (size_t i = 0; i < n; i++)
-      if (host[i] != be32(w + 4 * i)) report("u32_from_be n=%zu: word %zu", n, i);
+      if (host[i] != be32(w + 4 * i)) tu_report("u32_from_be n=%zu: word %zu", n, i);
 
     /* to the wire: bytes taken from the value by shifts */
     for (size_t i = 0; i < n; i++) host[i] = tu_u32(&g_rng);
@@ -290,12 +273,12 @@ static void test_host_order(void **state) {
     for (size_t i = 0; i < n; i++)
       for (int k = 0; k < 4; k++)
         if (out[off + 4 * i + k] != (uint8_t)(host[i] >> (24 - 8 * k)))
-          report("u32_to_be n=%zu: word %zu byte %d", n, i, k);
+          tu_report("u32_to_be n=%zu: word %zu byte %d", n, i, k);
     embd_f32_to_le(out + off, fhost, n);
     for (size_t i = 0; i < n; i++)
       for (int k = 0; k < 4; k++)
         if (out[off + 4 * i + k] != (uint8_t)(host[i] >> (8 * k)))
-          report("f32_to_le n=%zu: word %zu byte %d", n, i, k);
+          tu_report("f32_to_le n=%zu: word %zu byte %d", n, i, k);
 
     /* in place: the same values, converted in the buffer itself */
     uint32_t *ip = host;
@@ -304,17 +287,17 @@ static void test_host_order(void **state) {
     memcpy(saved, ip, 4 * n);
     embd_u32_to_be(ip, ip, n);
     for (size_t i = 0; i < n; i++)
-      if (be32((const uint8_t *)&ip[i]) != saved[i]) report("u32_to_be in place n=%zu: %zu", n, i);
+      if (be32((const uint8_t *)&ip[i]) != saved[i]) tu_report("u32_to_be in place n=%zu: %zu", n, i);
     embd_u32_from_be(ip, ip, n);
-    if (n && memcmp(ip, saved, 4 * n) != 0) report("u32_from_be in place n=%zu", n);
+    if (n && memcmp(ip, saved, 4 * n) != 0) tu_report("u32_from_be in place n=%zu", n);
     memcpy(fhost, saved, 4 * n);
     embd_f32_to_le(fhost, fhost, n);
     for (size_t i = 0; i < n; i++)
-      if (le32((const uint8_t *)&fhost[i]) != saved[i]) report("f32_to_le in place n=%zu: %zu", n, i);
+      if (le32((const uint8_t *)&fhost[i]) != saved[i]) tu_report("f32_to_le in place n=%zu: %zu", n, i);
     embd_f32_from_le(fhost, fhost, n);
-    if (n && memcmp(fhost, saved, 4 * n) != 0) report("f32_from_le in place n=%zu", n);
+    if (n && memcmp(fhost, saved, 4 * n) != 0) tu_report("f32_from_le in place n=%zu", n);
   }
-  end_checks("host order");
+  tu_end_checks("host order");
 }
 
 /* ---- copy kernels ------------------------------------------------------------------ */
@@ -369,13 +352,13 @@ static void check_copy(const cvariant *v, const tu_guard *go, uint8_t *dst, cons
   v->fn(dst, src, n);
   size_t d = first_diff(dst, src, n);
   if (d != (size_t)-1)
-    report("%s: %zu bytes, src%%64=%u dist %u: byte %zu wrong", v->name, n,
+    tu_report("%s: %zu bytes, src%%64=%u dist %u: byte %zu wrong", v->name, n,
            (unsigned)((uintptr_t)src & 63), dist, d);
   for (const uint8_t *p = wlo; p < whi; p++) {
     if (p == dst) p += n;
     if (p >= whi) break;
     if (*p != CANARY) {
-      report("%s: %zu bytes, src%%64=%u dist %u: wrote outside the output at %td", v->name, n,
+      tu_report("%s: %zu bytes, src%%64=%u dist %u: wrote outside the output at %td", v->name, n,
              (unsigned)((uintptr_t)src & 63), dist, p - dst);
       break;
     }
@@ -413,7 +396,7 @@ static void test_copy_lengths_offsets(void **state) {
       check_copy(&g_cvar[v], &go, go.hi - n, gi.lo, n, 9999);
       memcpy(go.lo, gi.lo, n);
       g_cvar[v].fn(go.lo, go.lo, n);
-      if (first_diff(go.lo, gi.lo, n) != (size_t)-1) report("%s in place: %zu bytes changed", g_cvar[v].name, n);
+      if (first_diff(go.lo, gi.lo, n) != (size_t)-1) tu_report("%s in place: %zu bytes changed", g_cvar[v].name, n);
       calls += 2;
     }
   }
@@ -421,7 +404,7 @@ static void test_copy_lengths_offsets(void **state) {
          NDIST, calls);
   tu_guard_free(&gi);
   tu_guard_free(&go);
-  end_checks("copy lengths x offsets");
+  tu_end_checks("copy lengths x offsets");
 }
 
 /* Random lengths up to 1 MiB at random offsets and distances. */
@@ -445,15 +428,15 @@ static void test_copy_random_long(void **state) {
       memset(dst, 0, n);
       g_cvar[v].fn(dst, src, n);
       size_t d = first_diff(dst, orig, n);
-      if (d != (size_t)-1) report("%s: %zu bytes dist %u: byte %zu wrong", g_cvar[v].name, n, dist, d);
+      if (d != (size_t)-1) tu_report("%s: %zu bytes dist %u: byte %zu wrong", g_cvar[v].name, n, dist, d);
       if (first_diff(src, orig, n) != (size_t)-1)
-        report("%s: %zu bytes: the source changed", g_cvar[v].name, n);
+        tu_report("%s: %zu bytes: the source changed", g_cvar[v].name, n);
     }
   }
   free(orig);
   tu_guard_free(&gi);
   tu_guard_free(&go);
-  end_checks("copy random long");
+  tu_end_checks("copy random long");
 }
 
 /* The public paths that copy (embd_f32_from_le / _to_le on little-endian hosts,
@@ -481,14 +464,14 @@ static void test_host_order_distances(void **state) {
         uint32_t bits;
         memcpy(&bits, &fo[i], 4);
         if (bits != le32(wa + 4 * i)) {
-          report("f32_from_le n=%zu dist %u: word %zu", n, dist, i);
+          tu_report("f32_from_le n=%zu dist %u: word %zu", n, dist, i);
           break;
         }
       }
       embd_u32_from_be(uo, wa, n);
       for (size_t i = 0; i < n; i++)
         if (uo[i] != be32(wa + 4 * i)) {
-          report("u32_from_be n=%zu dist %u: word %zu", n, dist, i);
+          tu_report("u32_from_be n=%zu dist %u: word %zu", n, dist, i);
           break;
         }
       /* To the wire, the other way round: host words at w, wire bytes at o. */
@@ -497,18 +480,18 @@ static void test_host_order_distances(void **state) {
       embd_f32_to_le(o, fw, n);
       for (size_t i = 0; i < n; i++)
         if (le32(o + 4 * i) != uw[i]) {
-          report("f32_to_le n=%zu dist %u: word %zu", n, dist, i);
+          tu_report("f32_to_le n=%zu dist %u: word %zu", n, dist, i);
           break;
         }
       embd_u32_to_be(o, uw, n);
       for (size_t i = 0; i < n; i++)
         if (be32(o + 4 * i) != uw[i]) {
-          report("u32_to_be n=%zu dist %u: word %zu", n, dist, i);
+          tu_report("u32_to_be n=%zu dist %u: word %zu", n, dist, i);
           break;
         }
     }
   }
-  end_checks("host order distances");
+  tu_end_checks("host order distances");
 }
 
 /* ---- the registry ------------------------------------------------------------------ */

@@ -58,28 +58,11 @@ typedef struct variant {
 static variant g_var[16];
 static size_t g_nvar;
 static tu_rng g_rng;
-static unsigned long g_fails;
-
 static const embd_dtype k_cvt_dtypes[] = {EMBD_DTYPE_F16,     EMBD_DTYPE_BF16,  EMBD_DTYPE_FP8_E4M3,
                                           EMBD_DTYPE_FP8_E5M2, EMBD_DTYPE_INT8, EMBD_DTYPE_UINT8,
                                           EMBD_DTYPE_BINARY,  EMBD_DTYPE_UBINARY};
 #define NCVT (sizeof k_cvt_dtypes / sizeof k_cvt_dtypes[0])
 
-static void report(const char *fmt, ...) {
-  if (g_fails++ >= 20) return;
-  va_list ap;
-  va_start(ap, fmt);
-  printf("MISMATCH: ");
-  vprintf(fmt, ap);
-  printf("\n");
-  va_end(ap);
-}
-
-static void end_checks(const char *what) {
-  unsigned long f = g_fails;
-  g_fails = 0;
-  if (f) fail_msg("%s: %lu mismatches (seed %#llx)", what, f, (unsigned long long)tu_seed());
-}
 
 static void collect_variants(void) {
   const size_t n = embd_impl_count(EMBD_KERNEL_CONVERT);
@@ -117,7 +100,7 @@ static void call_cvt(const variant *v, embd_dtype d, float *dst, const void *src
                      int be) {
   if (v->pub) {
     embd_result r = embd_to_f32(dst, src, n, d, be ? EMBD_ORDER_BE : EMBD_ORDER_LE);
-    if (r != EMBD_OK) report("%s: embd_to_f32(%s, n=%zu) = %d", v->name, embd_dtype_name(d), n, r);
+    if (r != EMBD_OK) tu_report("%s: embd_to_f32(%s, n=%zu) = %d", v->name, embd_dtype_name(d), n, r);
   } else {
     v->cvt[d](dst, src, n, be);
   }
@@ -127,7 +110,7 @@ static void call_enc(const variant *v, embd_dtype d, void *dst, const float *src
                      int be) {
   if (v->pub) {
     embd_result r = embd_from_f32(dst, src, n, d, be ? EMBD_ORDER_BE : EMBD_ORDER_LE, NULL);
-    if (r != EMBD_OK) report("%s: embd_from_f32(%s, n=%zu) = %d", v->name, embd_dtype_name(d), n, r);
+    if (r != EMBD_OK) tu_report("%s: embd_from_f32(%s, n=%zu) = %d", v->name, embd_dtype_name(d), n, r);
   } else {
     v->enc[d](dst, src, n, be);
   }
@@ -214,7 +197,7 @@ static void cmp_floats(const char *who, embd_dtype d, int be, const float *out, 
     if (fbits(out[i]) == fbits(want[i])) continue;
     const size_t eb = embd_dtype_bits(d) >= 8 ? embd_dtype_bits(d) / 8 : 0;
     unsigned inv = eb == 2 ? (unsigned)(in[2 * i] | in[2 * i + 1] << 8) : eb == 1 ? in[i] : in[i / 8];
-    report("%s %s %s: element %zu (input bytes %#x): %#010x, want %#010x", who, embd_dtype_name(d),
+    tu_report("%s %s %s: element %zu (input bytes %#x): %#010x, want %#010x", who, embd_dtype_name(d),
            be ? "BE" : "LE", i, inv, (unsigned)fbits(out[i]), (unsigned)fbits(want[i]));
   }
 }
@@ -243,7 +226,7 @@ static void test_all_16bit(void **state) {
         if (ds[di] == EMBD_DTYPE_BF16)
           for (size_t i = 0; i < N; i++) {
             const unsigned h = (unsigned)((i + 65536 - shift) & 0xffff);
-            if (fbits(want[i]) != (uint32_t)h << 16) report("scalar bf16 %#x: %#x", h, fbits(want[i]));
+            if (fbits(want[i]) != (uint32_t)h << 16) tu_report("scalar bf16 %#x: %#x", h, fbits(want[i]));
           }
         for (size_t v = 0; v < g_nvar; v++) {
           if (!has_cvt(&g_var[v], ds[di])) continue;
@@ -255,7 +238,7 @@ static void test_all_16bit(void **state) {
   free(in);
   free(out);
   free(want);
-  end_checks("all 16-bit patterns");
+  tu_end_checks("all 16-bit patterns");
 }
 
 /* The 8-bit and packed dtypes: every byte value at every position mod 64 (4,096 + 64
@@ -288,24 +271,24 @@ static void test_all_8bit(void **state) {
   float f[256 * 8];
   ref_cvt(EMBD_DTYPE_INT8)(f, b, n, 0);
   for (unsigned i = 0; i < 256; i++)
-    if (f[i] != (float)(int8_t)i) report("scalar int8 %u: %g", i, (double)f[i]);
+    if (f[i] != (float)(int8_t)i) tu_report("scalar int8 %u: %g", i, (double)f[i]);
   ref_cvt(EMBD_DTYPE_UINT8)(f, b, n, 0);
   for (unsigned i = 0; i < 256; i++)
-    if (f[i] != (float)i) report("scalar uint8 %u: %g", i, (double)f[i]);
+    if (f[i] != (float)i) tu_report("scalar uint8 %u: %g", i, (double)f[i]);
   ref_cvt(EMBD_DTYPE_UBINARY)(f, b, 8 * n, 0);
   for (unsigned i = 0; i < 256; i++)
     for (unsigned j = 0; j < 8; j++)
       if (fbits(f[8 * i + j]) != fbits((i >> (7 - j)) & 1 ? 1.0f : 0.0f))
-        report("scalar ubinary %#x bit %u: %g", i, j, (double)f[8 * i + j]);
+        tu_report("scalar ubinary %#x bit %u: %g", i, j, (double)f[8 * i + j]);
   ref_cvt(EMBD_DTYPE_BINARY)(f, b, 8 * n, 0);
   for (unsigned i = 0; i < 256; i++)
     for (unsigned j = 0; j < 8; j++) /* stored byte = packed ^ 0x80 */
       if (f[8 * i + j] != (((i ^ 0x80) >> (7 - j)) & 1 ? 1.0f : -1.0f))
-        report("scalar binary %#x bit %u: %g", i, j, (double)f[8 * i + j]);
+        tu_report("scalar binary %#x bit %u: %g", i, j, (double)f[8 * i + j]);
   free(in);
   free(out);
   free(want);
-  end_checks("all 8-bit patterns");
+  tu_end_checks("all 8-bit patterns");
 }
 
 /* ---- lengths x offsets, guard pages, canaries ------------------------------------------- */
@@ -319,7 +302,7 @@ static void check_canary(const char *who, const tu_guard *go, const uint8_t *dst
     if (p == dst) p += nb;
     if (p >= whi) break;
     if (*p != CANARY) {
-      report("%s: n=%zu dst%%64=%u: wrote outside the output at %td", who, n,
+      tu_report("%s: n=%zu dst%%64=%u: wrote outside the output at %td", who, n,
              (unsigned)((uintptr_t)dst & 63), p - dst);
       break;
     }
@@ -343,7 +326,7 @@ static void one_cvt(const variant *v, embd_dtype d, int be, const tu_guard *go, 
   if (nb && memcmp(dst, want, nb) != 0) {
     size_t i = 0;
     while (i < n && memcmp(dst + 4 * i, want + i, 4) == 0) i++;
-    report("%s %s %s: n=%zu src%%64=%u dst%%64=%u: element %zu wrong", v->name, embd_dtype_name(d),
+    tu_report("%s %s %s: n=%zu src%%64=%u dst%%64=%u: element %zu wrong", v->name, embd_dtype_name(d),
            be ? "BE" : "LE", n, (unsigned)((uintptr_t)src & 63), (unsigned)((uintptr_t)dst & 63), i);
   }
   check_canary(v->name, go, dst, nb, wlo, whi, n);
@@ -399,7 +382,7 @@ static void test_cvt_lengths_offsets(void **state) {
   free(want);
   tu_guard_free(&gi);
   tu_guard_free(&go);
-  end_checks("to-f32 lengths x offsets");
+  tu_end_checks("to-f32 lengths x offsets");
 }
 
 static void one_enc(const variant *v, embd_dtype d, int be, const tu_guard *go, uint8_t *dst,
@@ -412,7 +395,7 @@ static void one_enc(const variant *v, embd_dtype d, int be, const tu_guard *go, 
   if (nb && memcmp(dst, want, nb) != 0) {
     size_t i = 0;
     while (i < n && memcmp(dst + 2 * i, want + 2 * i, 2) == 0) i++;
-    report("%s encode %s %s: n=%zu src%%64=%u dst%%64=%u: element %zu wrong", v->name,
+    tu_report("%s encode %s %s: n=%zu src%%64=%u dst%%64=%u: element %zu wrong", v->name,
            embd_dtype_name(d), be ? "BE" : "LE", n, (unsigned)((uintptr_t)src & 63),
            (unsigned)((uintptr_t)dst & 63), i);
   }
@@ -475,7 +458,7 @@ static void test_enc_lengths_offsets(void **state) {
   printf("[ convert  ] encode lengths 0..%d x offsets 0..63: %lu calls\n", MAXN, calls);
   tu_guard_free(&gi);
   tu_guard_free(&go);
-  end_checks("encode lengths x offsets");
+  tu_end_checks("encode lengths x offsets");
 }
 
 /* ---- encode values ---------------------------------------------------------------------- */
@@ -496,7 +479,7 @@ static void enc_chunk(const float *in, size_t n, uint8_t *want, uint8_t *out) {
                                   : (unsigned)(out[2 * i] | out[2 * i + 1] << 8);
           const unsigned w = (unsigned)(want[2 * i] | want[2 * i + 1] << 8);
           if (got != w)
-            report("%s encode %s %s: %#010x -> %#06x, want %#06x", g_var[v].name,
+            tu_report("%s encode %s %s: %#010x -> %#06x, want %#06x", g_var[v].name,
                    embd_dtype_name(ds[di]), be ? "BE" : "LE", (unsigned)fbits(in[i]), got, w);
         }
       }
@@ -541,7 +524,7 @@ static void test_enc_values(void **state) {
     total += CHUNK;
   }
   printf("[ convert  ] encode: %zu float32 values through every encoder\n", total);
-  end_checks("encode values");
+  tu_end_checks("encode values");
 }
 
 /* EMBD_TEST_EXHAUSTIVE=1: all 2^32 float32 patterns. */
@@ -557,9 +540,9 @@ static void test_enc_exhaustive(void **state) {
   for (uint64_t base = 0; base < (UINT64_C(1) << 32); base += CHUNK) {
     for (size_t i = 0; i < CHUNK; i++) in[i] = bitsf((uint32_t)(base + i));
     enc_chunk(in, CHUNK, want, out);
-    if (g_fails > 20) break;
+    if (tu_fail_count() > 20) break;
   }
-  end_checks("encode exhaustive");
+  tu_end_checks("encode exhaustive");
 }
 
 /* ---- the oracle (test_convert oracle) ---------------------------------------------------- */
@@ -587,13 +570,13 @@ static void test_oracle_decode(void **state) {
     const uint32_t w = oracle_e4m3_to_f32[i], g = fbits(out[i]);
     /* fp8 NaNs: a quiet NaN of the sign, no payload */
     if (is_nan32(w) ? !(is_nan32(g) && g >> 31 == w >> 31 && (g & 0x400000u)) : g != w)
-      report("e4m3 %#04x: %#010x, oracle %#010x", i, g, w);
+      tu_report("e4m3 %#04x: %#010x, oracle %#010x", i, g, w);
   }
   ref_cvt(EMBD_DTYPE_FP8_E5M2)(out, in, 256, 0);
   for (unsigned i = 0; i < 256; i++) {
     const uint32_t w = oracle_e5m2_to_f32[i], g = fbits(out[i]);
     if (is_nan32(w) ? !(is_nan32(g) && g >> 31 == w >> 31 && (g & 0x400000u)) : g != w)
-      report("e5m2 %#04x: %#010x, oracle %#010x", i, g, w);
+      tu_report("e5m2 %#04x: %#010x, oracle %#010x", i, g, w);
   }
 #if ORACLE_HAVE_NUMPY
   uint8_t *h = malloc(2 * 65536);
@@ -608,21 +591,21 @@ static void test_oracle_decode(void **state) {
   ref_cvt(EMBD_DTYPE_F16)(f, h, 65536, 0);
   for (unsigned i = 0; i < 65536; i++) {
     if (!same_f32(fbits(f[i]), oracle_f16_to_f32[i]))
-      report("f16 %#06x: %#010x, numpy %#010x", i, fbits(f[i]), oracle_f16_to_f32[i]);
+      tu_report("f16 %#06x: %#010x, numpy %#010x", i, fbits(f[i]), oracle_f16_to_f32[i]);
     nans += is_nan32(oracle_f16_to_f32[i]);
     /* and the quiet bit the reference promises */
-    if (is_nan32(fbits(f[i])) && !(fbits(f[i]) & 0x400000u)) report("f16 %#06x: NaN not quiet", i);
+    if (is_nan32(fbits(f[i])) && !(fbits(f[i]) & 0x400000u)) tu_report("f16 %#06x: NaN not quiet", i);
   }
   ref_cvt(EMBD_DTYPE_BF16)(f, h, 65536, 0);
   for (unsigned i = 0; i < 65536; i++)
     if (fbits(f[i]) != oracle_bf16_to_f32[i]) /* bf16 is exact, NaNs bit for bit */
-      report("bf16 %#06x: %#010x, numpy %#010x", i, fbits(f[i]), oracle_bf16_to_f32[i]);
+      tu_report("bf16 %#06x: %#010x, numpy %#010x", i, fbits(f[i]), oracle_bf16_to_f32[i]);
   printf("[ convert  ] oracle: all halves and bf16s against numpy (%lu NaNs by sign+payload)\n",
          nans);
   free(h);
   free(f);
 #endif
-  end_checks("oracle decode");
+  tu_end_checks("oracle decode");
 }
 
 static void test_oracle_encode(void **state) {
@@ -642,10 +625,10 @@ static void test_oracle_encode(void **state) {
     const unsigned gb = (unsigned)(ob[2 * i] | ob[2 * i + 1] << 8);
     /* the definitions (rational arithmetic) agree with the reference exactly, NaNs too */
     if (g16 != oracle_enc_f16_exact[i])
-      report("f16 encode %#010x: %#06x, definition %#06x", oracle_enc_in[i], g16,
+      tu_report("f16 encode %#010x: %#06x, definition %#06x", oracle_enc_in[i], g16,
              oracle_enc_f16_exact[i]);
     if (gb != oracle_enc_bf16[i])
-      report("bf16 encode %#010x: %#06x, definition %#06x", oracle_enc_in[i], gb, oracle_enc_bf16[i]);
+      tu_report("bf16 encode %#010x: %#06x, definition %#06x", oracle_enc_in[i], gb, oracle_enc_bf16[i]);
 #if ORACLE_HAVE_NUMPY
     const unsigned w = oracle_enc_f16[i];
     int ok = g16 == w;
@@ -654,7 +637,7 @@ static void test_oracle_encode(void **state) {
       const unsigned trunc = (oracle_enc_in[i] >> 13) & 0x1ffu;
       ok = trunc == 0 || (g16 & 0x1ffu) == (w & 0x1ffu);
     }
-    if (!ok) report("f16 encode %#010x: %#06x, numpy %#06x", oracle_enc_in[i], g16, w);
+    if (!ok) tu_report("f16 encode %#010x: %#06x, numpy %#06x", oracle_enc_in[i], g16, w);
 #endif
   }
   /* fp8 through the public entry point (the only encoder of those dtypes) */
@@ -662,18 +645,18 @@ static void test_oracle_encode(void **state) {
   assert_int_equal(embd_from_f32(o8, in, n, EMBD_DTYPE_FP8_E4M3, EMBD_ORDER_LE, &err), EMBD_OK);
   for (size_t i = 0; i < n; i++)
     if (o8[i] != oracle_enc_e4m3[i])
-      report("e4m3 encode %#010x: %#04x, definition %#04x", oracle_enc_in[i], o8[i], oracle_enc_e4m3[i]);
+      tu_report("e4m3 encode %#010x: %#04x, definition %#04x", oracle_enc_in[i], o8[i], oracle_enc_e4m3[i]);
   assert_int_equal(embd_from_f32(o8, in, n, EMBD_DTYPE_FP8_E5M2, EMBD_ORDER_BE, &err), EMBD_OK);
   for (size_t i = 0; i < n; i++)
     if (o8[i] != oracle_enc_e5m2[i])
-      report("e5m2 encode %#010x: %#04x, definition %#04x", oracle_enc_in[i], o8[i], oracle_enc_e5m2[i]);
+      tu_report("e5m2 encode %#010x: %#04x, definition %#04x", oracle_enc_in[i], o8[i], oracle_enc_e5m2[i]);
   printf("[ convert  ] oracle: %zu float32 values encoded to f16 (numpy%s), bf16, e4m3, e5m2 "
          "(definitions)\n", n, ORACLE_HAVE_NUMPY ? "" : ": SKIPPED");
   free(in);
   free(o16);
   free(ob);
   free(o8);
-  end_checks("oracle encode");
+  tu_end_checks("oracle encode");
 }
 
 /* ---- the public API ----------------------------------------------------------------------- */
@@ -922,11 +905,11 @@ static void test_public_roundtrip(void **state) {
       for (size_t i = 0; i < N; i++) {
         const uint32_t a = fbits(f[i]), b = fbits(f2[i]);
         if (a != b && !(is_nan32(a) && is_nan32(b)))
-          report("round trip %s %s element %zu: %#x -> %#x", embd_dtype_name((embd_dtype)d),
+          tu_report("round trip %s %s element %zu: %#x -> %#x", embd_dtype_name((embd_dtype)d),
                  o ? "BE" : "LE", i, a, b);
       }
     }
-  end_checks("public round trips");
+  tu_end_checks("public round trips");
 }
 
 int main(int argc, char **argv) {

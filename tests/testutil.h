@@ -1,5 +1,6 @@
 /* Shared helpers for embd's tests: a seeded PRNG, guard-page buffers, the run scale,
- * a naive CRC-32 reference, and checks of the dispatcher's choice.
+ * a naive CRC-32 reference, checks of the dispatcher's choice, and the mismatch counter
+ * of the differential tests.
  *
  * Header-only (every function static inline) so each test program stays one file.
  * Needs _DEFAULT_SOURCE (set by tests/CMakeLists.txt) for mmap's MAP_ANONYMOUS.
@@ -8,6 +9,7 @@
 #define EMBD_TESTUTIL_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +82,36 @@ static inline size_t tu_scaled(size_t n, size_t floor) {
   size_t r = v < 1 ? 0 : (size_t)v;
   return r < floor ? floor : r;
 }
+
+/* ---- mismatch reports (cmocka tests: include <cmocka.h> first) --------------------- */
+
+#ifdef fail_msg
+/* A differential test counts its mismatches and prints the first 20 with what reproduces
+ * them (tu_report); tu_end_checks then fails the test once with the total and the seed. */
+static inline unsigned long *tu_fails_(void) {
+  static unsigned long n;
+  return &n;
+}
+
+static inline unsigned long tu_fail_count(void) { return *tu_fails_(); }
+
+static inline void tu_report(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void tu_report(const char *fmt, ...) {
+  if ((*tu_fails_())++ >= 20) return;
+  va_list ap;
+  va_start(ap, fmt);
+  printf("MISMATCH: ");
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+}
+
+static inline void tu_end_checks(const char *what) {
+  const unsigned long f = *tu_fails_();
+  *tu_fails_() = 0;
+  if (f) fail_msg("%s: %lu mismatches (seed %#llx)", what, f, (unsigned long long)tu_seed());
+}
+#endif
 
 /* ---- guard-page buffers ------------------------------------------------------------- */
 

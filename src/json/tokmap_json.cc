@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "embd/codec.h"
 #include "fail.h"
@@ -225,6 +226,47 @@ struct loader {
     return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "malformed JSON in %s: %s (map byte %zu)", what,
                 error_message(ec), at);
   }
+  embd_result not_a(const char *what, const char *type, size_t at) {
+    return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not %s (map byte %zu)", what, type, at);
+  }
+
+  // The one way every field reads a JSON value of the type it wants: another type is
+  // "<what>: not <type> (map byte <at>)", any other error json_fail's message. `what` is a
+  // name or a callable making one (called only on an error: merges has 10^5 elements).
+  static error_code get_json(ondemand::value &v, ondemand::object *o) { return v.get_object().get(*o); }
+  static error_code get_json(ondemand::value &v, ondemand::array *a) { return v.get_array().get(*a); }
+  static error_code get_json(ondemand::value &v, std::string_view *s) { return v.get_string().get(*s); }
+  static const char *type_name(ondemand::object *) { return "an object"; }
+  static const char *type_name(ondemand::array *) { return "an array"; }
+  static const char *type_name(std::string_view *) { return "a string"; }
+  template <class W>
+  static const char *name_of(W what) {
+    if constexpr (std::is_invocable_v<W>) return what();
+    else return what;
+  }
+  template <class T, class W>
+  embd_result typed(ondemand::value v, W what, size_t at, T *out, const char *type = nullptr) {
+    if (auto ec = get_json(v, out)) {
+      if (ec == INCORRECT_TYPE) return not_a(name_of(what), type ? type : type_name(out), at);
+      return json_fail(ec, name_of(what));
+    }
+    return EMBD_OK;
+  }
+  // The next member of an object being walked: its key unescaped, the byte of its opening quote.
+  embd_result next_field(simdjson_result<ondemand::field> fr, const char *what, ondemand::field *f,
+                         std::string_view *key, size_t *kat) {
+    if (auto ec = std::move(fr).get(*f)) return json_fail(ec, what);
+    *kat = off(f->key().raw()) - 1;
+    if (auto ec = f->unescaped_key().get(*key)) return json_fail(ec, what);
+    return EMBD_OK;
+  }
+  // The next element of an array being walked, and the byte where it starts.
+  embd_result next_elem(simdjson_result<ondemand::value> er, const char *what, ondemand::value *e, size_t *eat) {
+    *eat = here();
+    if (auto ec = std::move(er).get(*e)) return json_fail(ec, what);
+    return EMBD_OK;
+  }
+
   // Copies s (plus a NUL) into the arena; its offset in *o.
   bool keep(std::string_view s, uint32_t *o) {
     if (s.size() + 1 > m->arena_len - arena_used) return false;  // cannot happen (see top)
@@ -239,11 +281,7 @@ struct loader {
   // A string field (id, version, published_at).
   embd_result str_field(ondemand::value v, const char *what, size_t at, uint32_t *o) {
     std::string_view s;
-    if (auto ec = v.get_string().get(s)) {
-      if (ec == INCORRECT_TYPE)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not a string (map byte %zu)", what, at);
-      return json_fail(ec, what);
-    }
+    if (embd_result r = typed(v, what, at, &s)) return r;
     if (!keep(s, o)) return arena_fail();
     return EMBD_OK;
   }
@@ -279,17 +317,12 @@ struct loader {
 
   embd_result tokens(ondemand::value v, size_t at) {
     ondemand::object o;
-    if (auto ec = v.get_object().get(o)) {
-      if (ec == INCORRECT_TYPE)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "tokens: not an object (map byte %zu)", at);
-      return json_fail(ec, "tokens");
-    }
+    if (embd_result r = typed(v, "tokens", at, &o)) return r;
     for (auto fr : o) {
       ondemand::field f;
-      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "tokens");
-      size_t kat = off(f.key().raw()) - 1;
       std::string_view key;
-      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "tokens");
+      size_t kat = 0;
+      if (embd_result r = next_field(std::move(fr), "tokens", &f, &key, &kat)) return r;
       // A canonical decimal id: digits, no sign, no leading zero, below 2^32.
       uint64_t id = 0;
       bool ok = !key.empty() && key.size() <= 10 && !(key.size() > 1 && key[0] == '0');
@@ -336,17 +369,12 @@ struct loader {
 
   embd_result special_tokens(ondemand::value v, size_t at) {
     ondemand::object o;
-    if (auto ec = v.get_object().get(o)) {
-      if (ec == INCORRECT_TYPE)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "special_tokens: not an object (map byte %zu)", at);
-      return json_fail(ec, "special_tokens");
-    }
+    if (embd_result r = typed(v, "special_tokens", at, &o)) return r;
     for (auto fr : o) {
       ondemand::field f;
-      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "special_tokens");
-      size_t kat = off(f.key().raw()) - 1;
       std::string_view key;
-      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "special_tokens");
+      size_t kat = 0;
+      if (embd_result r = next_field(std::move(fr), "special_tokens", &f, &key, &kat)) return r;
       if (embd_codec_utf8_check(key.data(), key.size()) != 0)
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                     "special_tokens: a name is not valid UTF-8 (map byte %zu)", kat);
@@ -371,24 +399,16 @@ struct loader {
 
   // ---- schema v2 / v2.1 fields ------------------------------------------------------------
 
-  embd_result not_a(const char *what, const char *type, size_t at) {
-    return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not %s (map byte %zu)", what, type, at);
-  }
-
   // vocab: token string -> id. Keys are kept as written; check() decodes them once the
   // encoder is known (it may come after the vocab).
   embd_result vocab_obj(ondemand::value v, size_t at) {
     ondemand::object o;
-    if (auto ec = v.get_object().get(o)) {
-      if (ec == INCORRECT_TYPE) return not_a("vocab", "an object", at);
-      return json_fail(ec, "vocab");
-    }
+    if (embd_result r = typed(v, "vocab", at, &o)) return r;
     for (auto fr : o) {
       ondemand::field f;
-      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "vocab");
-      size_t kat = off(f.key().raw()) - 1;
       std::string_view key;
-      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "vocab");
+      size_t kat = 0;
+      if (embd_result r = next_field(std::move(fr), "vocab", &f, &key, &kat)) return r;
       if (key.empty())
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "vocab[\"\"]: empty token string (map byte %zu)", kat);
       if (embd_codec_utf8_check(key.data(), key.size()) != 0)
@@ -418,10 +438,7 @@ struct loader {
 
   embd_result encoder_field(ondemand::value v, size_t at) {
     std::string_view s;
-    if (auto ec = v.get_string().get(s)) {
-      if (ec == INCORRECT_TYPE) return not_a("encoder", "a string", at);
-      return json_fail(ec, "encoder");
-    }
+    if (embd_result r = typed(v, "encoder", at, &s)) return r;
     if (s == "byte_level") encoder = EMBD_TOKMAP_ENCODER_BYTE_LEVEL;
     else if (s == "metaspace") encoder = EMBD_TOKMAP_ENCODER_METASPACE;
     else {
@@ -436,22 +453,19 @@ struct loader {
   // merges: "left right" strings, kept for check() (their tokens must be in the vocab).
   embd_result merges_arr(ondemand::value v, size_t at) {
     ondemand::array a;
-    if (auto ec = v.get_array().get(a)) {
-      if (ec == INCORRECT_TYPE) return not_a("merges", "an array", at);
-      return json_fail(ec, "merges");
-    }
+    if (embd_result r = typed(v, "merges", at, &a)) return r;
     size_t i = 0;
     for (auto er : a) {
       ondemand::value e;
-      size_t eat = here();
-      if (auto ec = std::move(er).get(e)) return json_fail(ec, "merges");
+      size_t eat = 0;
+      if (embd_result r = next_elem(std::move(er), "merges", &e, &eat)) return r;
       std::string_view s;
-      if (auto ec = e.get_string().get(s)) {
-        char what[48];
+      char what[48];
+      auto name = [&] {
         snprintf(what, sizeof what, "merges[%zu]", i);
-        if (ec == INCORRECT_TYPE) return not_a(what, "a string", eat);
-        return json_fail(ec, what);
-      }
+        return what;
+      };
+      if (embd_result r = typed(e, name, eat, &s)) return r;
       mrg m1;
       if (!keep(s, &m1.off)) return arena_fail();
       m1.len = static_cast<uint32_t>(s.size());
@@ -465,10 +479,7 @@ struct loader {
 
   embd_result pattern_field(ondemand::value v, size_t at) {
     std::string_view s;
-    if (auto ec = v.get_string().get(s)) {
-      if (ec == INCORRECT_TYPE) return not_a("pre_tokenizer_pattern", "a string", at);
-      return json_fail(ec, "pre_tokenizer_pattern");
-    }
+    if (embd_result r = typed(v, "pre_tokenizer_pattern", at, &s)) return r;
     if (s.empty())
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "pre_tokenizer_pattern: empty (map byte %zu)", at);
     return EMBD_OK;
@@ -504,10 +515,9 @@ struct loader {
                       bool *have_name, param *ps, size_t *np, size_t cap, size_t *ops_at, bool *have_ops) {
     for (auto fr : o) {
       ondemand::field f;
-      if (auto ec = std::move(fr).get(f)) return json_fail(ec, what);
-      size_t kat = off(f.key().raw()) - 1;
       std::string_view key;
-      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, what);
+      size_t kat = 0;
+      if (embd_result r = next_field(std::move(fr), what, &f, &key, &kat)) return r;
       char sh[48];
       if (key == namekey) {
         if (*have_name)
@@ -565,8 +575,8 @@ struct loader {
         size_t k = 0;
         for (auto er : a) {
           ondemand::value e;
-          size_t eat = here();
-          if (auto ec = std::move(er).get(e)) return json_fail(ec, what);
+          size_t eat = 0;
+          if (embd_result r = next_elem(std::move(er), what, &e, &eat)) return r;
           std::string_view es;
           auto ec = e.get_string().get(es);
           if (ec && ec != INCORRECT_TYPE) return json_fail(ec, what);
@@ -644,10 +654,7 @@ struct loader {
     char what[112];
     snprintf(what, sizeof what, "%s[%zu]", list, i);
     ondemand::object o;
-    if (auto ec = v.get_object().get(o)) {
-      if (ec == INCORRECT_TYPE) return not_a(what, "an object", at);
-      return json_fail(ec, what);
-    }
+    if (embd_result r = typed(v, what, at, &o)) return r;
     std::string_view op;
     bool have_op = false;
     param ps[8];
@@ -676,16 +683,13 @@ struct loader {
   // An op list: a non-empty array of ops; metaspace_split only as a version-1 program's one op.
   embd_result program_ops(ondemand::value v, const char *what, size_t at, bool v1) {
     ondemand::array a;
-    if (auto ec = v.get_array().get(a)) {
-      if (ec == INCORRECT_TYPE) return not_a(what, "an array", at);
-      return json_fail(ec, what);
-    }
+    if (embd_result r = typed(v, what, at, &a)) return r;
     size_t i = 0, meta_at = 0;
     bool meta = false;
     for (auto er : a) {
       ondemand::value e;
-      size_t eat = here();
-      if (auto ec = std::move(er).get(e)) return json_fail(ec, what);
+      size_t eat = 0;
+      if (embd_result r = next_elem(std::move(er), what, &e, &eat)) return r;
       bool ms = false;
       if (embd_result r = program_op(e, what, i, eat, &ms)) return r;
       if (ms && !meta) meta = true, meta_at = eat;
@@ -711,10 +715,7 @@ struct loader {
     char what[64];
     snprintf(what, sizeof what, "pre_tokenizer_program.stages[%zu]", i);
     ondemand::object o;
-    if (auto ec = v.get_object().get(o)) {
-      if (ec == INCORRECT_TYPE) return not_a(what, "an object", at);
-      return json_fail(ec, what);
-    }
+    if (embd_result r = typed(v, what, at, &o)) return r;
     std::string_view st;
     bool have_st = false, have_ops = false;
     size_t ops_at = 0;
@@ -750,10 +751,7 @@ struct loader {
       return EMBD_OK;
     }
     ondemand::object o;
-    if (auto ec = v.get_object().get(o)) {
-      if (ec == INCORRECT_TYPE) return not_a("pre_tokenizer_program", "an object or null", at);
-      return json_fail(ec, "pre_tokenizer_program");
-    }
+    if (embd_result r = typed(v, "pre_tokenizer_program", at, &o, "an object or null")) return r;
     // version may follow the list: ops and stages are checked as they come, which one the
     // version allows afterwards
     uint64_t ver = 0;
@@ -761,10 +759,9 @@ struct loader {
     size_t ops_at = 0, stages_at = 0;
     for (auto fr : o) {
       ondemand::field f;
-      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "pre_tokenizer_program");
-      size_t kat = off(f.key().raw()) - 1;
       std::string_view key;
-      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "pre_tokenizer_program");
+      size_t kat = 0;
+      if (embd_result r = next_field(std::move(fr), "pre_tokenizer_program", &f, &key, &kat)) return r;
       if (key == "version") {
         if (have_version)
           return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.version: field appears twice (map byte %zu)", kat);
@@ -786,15 +783,12 @@ struct loader {
         have_stages = true;
         stages_at = kat;
         ondemand::array a;
-        if (auto ec = f.value().get_array().get(a)) {
-          if (ec == INCORRECT_TYPE) return not_a("pre_tokenizer_program.stages", "an array", kat);
-          return json_fail(ec, "pre_tokenizer_program.stages");
-        }
+        if (embd_result r = typed(f.value(), "pre_tokenizer_program.stages", kat, &a)) return r;
         size_t i = 0;
         for (auto er : a) {
           ondemand::value e;
-          size_t eat = here();
-          if (auto ec = std::move(er).get(e)) return json_fail(ec, "pre_tokenizer_program.stages");
+          size_t eat = 0;
+          if (embd_result r = next_elem(std::move(er), "pre_tokenizer_program.stages", &e, &eat)) return r;
           if (embd_result r = program_stage(e, i, eat)) return r;
           i++;
         }
@@ -828,10 +822,7 @@ struct loader {
                        uint32_t *keep_off = nullptr, uint32_t *keep_len = nullptr,
                        int *idx = nullptr) {
     std::string_view s;
-    if (auto ec = v.get_string().get(s)) {
-      if (ec == INCORRECT_TYPE) return not_a(what, "a string", at);
-      return json_fail(ec, what);
-    }
+    if (embd_result r = typed(v, what, at, &s)) return r;
     if (!set) {
       if (s.empty()) return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: empty (map byte %zu)", what, at);
       if (keep_off) {
@@ -862,17 +853,13 @@ struct loader {
     static const char *const args[] = {"json", "python_args", nullptr};
     static const char *const results[] = {"text", "json", nullptr};
     ondemand::object o;
-    if (auto ec = v.get_object().get(o)) {
-      if (ec == INCORRECT_TYPE) return not_a("tool_calling", "an object", at);
-      return json_fail(ec, "tool_calling");
-    }
+    if (embd_result r = typed(v, "tool_calling", at, &o)) return r;
     unsigned got = 0;
     for (auto fr : o) {
       ondemand::field f;
-      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "tool_calling");
-      size_t kat = off(f.key().raw()) - 1;
       std::string_view key;
-      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "tool_calling");
+      size_t kat = 0;
+      if (embd_result r = next_field(std::move(fr), "tool_calling", &f, &key, &kat)) return r;
       static const char *const names[] = {"convention", "markers", "args_format", "result_format"};
       int which = -1;
       for (int k = 0; k < 4; k++)
@@ -902,17 +889,13 @@ struct loader {
 
   embd_result markers(ondemand::value v, size_t at) {
     ondemand::object o;
-    if (auto ec = v.get_object().get(o)) {
-      if (ec == INCORRECT_TYPE) return not_a("tool_calling.markers", "an object", at);
-      return json_fail(ec, "tool_calling.markers");
-    }
+    if (embd_result r = typed(v, "tool_calling.markers", at, &o)) return r;
     unsigned got = 0;
     for (auto fr : o) {
       ondemand::field f;
-      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "tool_calling.markers");
-      size_t kat = off(f.key().raw()) - 1;
       std::string_view key;
-      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "tool_calling.markers");
+      size_t kat = 0;
+      if (embd_result r = next_field(std::move(fr), "tool_calling.markers", &f, &key, &kat)) return r;
       int k = key == "start" ? 0 : key == "end" ? 1 : -1;
       char sh[48];
       if (k < 0)
@@ -939,30 +922,23 @@ struct loader {
   embd_result zstd(ondemand::value v, size_t at) {
     static const char *const formats[] = {"msgpack", "protobuf", nullptr};
     ondemand::array a;
-    if (auto ec = v.get_array().get(a)) {
-      if (ec == INCORRECT_TYPE) return not_a("zstd_dictionaries", "an array", at);
-      return json_fail(ec, "zstd_dictionaries");
-    }
+    if (embd_result r = typed(v, "zstd_dictionaries", at, &a)) return r;
     size_t i = 0;
     unsigned formats_seen = 0;
     for (auto er : a) {
       ondemand::value e;
-      size_t eat = here();
-      if (auto ec = std::move(er).get(e)) return json_fail(ec, "zstd_dictionaries");
+      size_t eat = 0;
+      if (embd_result r = next_elem(std::move(er), "zstd_dictionaries", &e, &eat)) return r;
       char what[48];
       snprintf(what, sizeof what, "zstd_dictionaries[%zu]", i);
       ondemand::object o;
-      if (auto ec = e.get_object().get(o)) {
-        if (ec == INCORRECT_TYPE) return not_a(what, "an object", eat);
-        return json_fail(ec, what);
-      }
+      if (embd_result r = typed(e, what, eat, &o)) return r;
       unsigned got = 0;
       for (auto fr : o) {
         ondemand::field f;
-        if (auto ec = std::move(fr).get(f)) return json_fail(ec, what);
-        size_t kat = off(f.key().raw()) - 1;
         std::string_view key;
-        if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, what);
+        size_t kat = 0;
+        if (embd_result r = next_field(std::move(fr), what, &f, &key, &kat)) return r;
         static const char *const names[] = {"format", "url", "hash", "size_bytes"};
         int k = -1;
         for (int j = 0; j < 4; j++)
@@ -987,10 +963,7 @@ struct loader {
           r = enum_str(f.value(), w2, kat, nullptr);
         } else if (k == 2) {
           std::string_view s;
-          if (auto ec = f.value().get_string().get(s)) {
-            if (ec == INCORRECT_TYPE) return not_a(w2, "a string", kat);
-            return json_fail(ec, w2);
-          }
+          if ((r = typed(f.value(), w2, kat, &s))) return r;
           char norm[72];
           if (!embd_sha256_pin_norm_(s.data(), s.size(), norm))
             return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
@@ -1034,10 +1007,9 @@ struct loader {
     }
     for (auto fr : root) {
       ondemand::field f;
-      if (auto ec = std::move(fr).get(f)) return json_fail(ec, "the map");
-      size_t kat = off(f.key().raw()) - 1;
       std::string_view key;
-      if (auto ec = f.unescaped_key().get(key)) return json_fail(ec, "the map");
+      size_t kat = 0;
+      if (embd_result r = next_field(std::move(fr), "the map", &f, &key, &kat)) return r;
       static const struct {
         const char *name;
         unsigned bit;

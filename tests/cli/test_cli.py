@@ -600,10 +600,12 @@ def mp_uint(v):
     return b"\xce" + struct.pack(">I", v)
 
 
-def mp_frame(ids, done=False):
+def mp_frame(ids, done=False, finish_reason=None):
     arr = (bytes([0x90 | len(ids)]) if len(ids) < 16 else b"\xdc" + struct.pack(">H", len(ids)))
-    return b"\x82\xa3ids" + arr + b"".join(mp_uint(i) for i in ids) + b"\xa4done" + (
-        b"\xc3" if done else b"\xc2")
+    fr = b"" if finish_reason is None else b"\xadfinish_reason" + bytes([0xA0 | len(finish_reason)]) + \
+        finish_reason.encode()
+    return (b"\x82" if finish_reason is None else b"\x83") + b"\xa3ids" + arr + \
+        b"".join(mp_uint(i) for i in ids) + b"\xa4done" + (b"\xc3" if done else b"\xc2") + fr
 
 
 def varint(v):
@@ -617,9 +619,11 @@ def varint(v):
             return out + bytes([b])
 
 
-def pb_frame(ids, done=False):
+def pb_frame(ids, done=False, finish_reason=None):
     packed = b"".join(varint(i) for i in ids)
     msg = b"\x0a" + varint(len(packed)) + packed + (b"\x10\x01" if done else b"")
+    if finish_reason is not None:
+        msg += b"\x1a" + varint(len(finish_reason)) + finish_reason.encode()
     return struct.pack(">I", len(msg)) + msg
 
 
@@ -662,6 +666,19 @@ def t_tokens_modes():
     check(out == b"1 2 4294967295\n7\n", "tokens: protobuf ids: %r" % out)
     expect(["tokens", "--mode", "protobuf", "-"], 1, stdin=pb[:-2])
     expect(["tokens", "-"], 1, stdin=mp[:5])
+    # The stream modes' report of a failed generation, finish_reason "error", ends the
+    # stream as an ERROR frame does: that frame's ids and those before it are printed, then
+    # the report, exit 5; the frames after it are not read. Another reason is a good end.
+    for mode, fr in (("msgpack", mp_frame), ("protobuf", pb_frame)):
+        first = fr([1, 2])
+        failed = first + fr([3], True, "error") + fr([9], True)
+        out, _ = expect(["tokens", "--mode", mode, "-"], 5, stdin=failed,
+                        err_has=['frame 1 at byte %d: finish_reason "error" from the peer' % len(first)])
+        check(out == b"1 2\n3\n", "tokens %s: output up to finish_reason error: %r" % (mode, out))
+        expect(["tokens", "--mode", mode, "-o", path("fr_err.txt"), "-"], 5, stdin=failed)
+        check(read("fr_err.txt") == b"1 2\n3\n", "tokens %s -o: the text before the error kept" % mode)
+        out, _ = expect(["tokens", "--mode", mode, "-"], 0, stdin=first + fr([3], True, "stop"))
+        check(out == b"1 2\n3\n", "tokens %s: finish_reason stop: %r" % (mode, out))
     t_tokens_delta()
 
 

@@ -24,6 +24,8 @@
 #define CVT_NATIVE_F16 0
 #endif
 
+#define CVT_ISA neon
+#define CVT_END() ((void)0)
 
 #define U32(v) simde_vdupq_n_u32((uint32_t)(v))
 
@@ -60,22 +62,7 @@ AI void f16_block(float *d, const uint8_t *s, int be) {
   simde_vst1q_f32(d + 4, f16x4_to_f32(simde_vget_high_u16(h)));
 }
 
-void embd_cvt_f16_neon(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 8) {
-    embd_cvt_f16_scalar(dst, src, n, be);
-    return;
-  }
-  if (be) {
-#define STEP(i) f16_block(dst + (i), s + 2 * (i), 1)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  } else {
-#define STEP(i) f16_block(dst + (i), s + 2 * (i), 0)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  }
-}
+CVT_DECODE(f16, 8, 2, CVT_BY_ORDER, f16_block, (), ())
 
 /* ---- bf16 ------------------------------------------------------------------------ */
 
@@ -88,22 +75,7 @@ AI void bf16_block(float *d, const uint8_t *s, int be) {
                   simde_vshlq_n_u32(simde_vmovl_u16(simde_vget_high_u16(h)), 16));
 }
 
-void embd_cvt_bf16_neon(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 8) {
-    embd_cvt_bf16_scalar(dst, src, n, be);
-    return;
-  }
-  if (be) {
-#define STEP(i) bf16_block(dst + (i), s + 2 * (i), 1)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  } else {
-#define STEP(i) bf16_block(dst + (i), s + 2 * (i), 0)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  }
-}
+CVT_DECODE(bf16, 8, 2, CVT_BY_ORDER, bf16_block, (), ())
 
 /* ---- fp8 ------------------------------------------------------------------------- */
 
@@ -118,16 +90,7 @@ AI void e5m2_block(float *d, const uint8_t *s) {
   simde_vst1q_f32(d + 12, f16x4_to_f32(simde_vget_high_u16(hi)));
 }
 
-void embd_cvt_e5m2_neon(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_e5m2_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) e5m2_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-}
+CVT_DECODE(e5m2, 16, 1, CVT_ONE, e5m2_block, (), ())
 
 /* b: 4 e4m3fn bytes zero-extended (see convert_sse42.c, e4m3hi_to_f32). */
 AI simde_uint32x4_t e4m3_to_f32(simde_uint32x4_t b) {
@@ -152,16 +115,7 @@ AI void e4m3_block(float *d, const uint8_t *s) {
   simde_vst1q_u32((uint32_t *)(void *)(d + 12), e4m3_to_f32(simde_vmovl_u16(simde_vget_high_u16(hi))));
 }
 
-void embd_cvt_e4m3_neon(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_e4m3_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) e4m3_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-}
+CVT_DECODE(e4m3, 16, 1, CVT_ONE, e4m3_block, (), ())
 
 /* ---- int8, uint8 ----------------------------------------------------------------- */
 
@@ -185,27 +139,9 @@ AI void u8_block(float *d, const uint8_t *s) {
   simde_vst1q_f32(d + 12, simde_vcvtq_f32_u32(simde_vmovl_u16(simde_vget_high_u16(hi))));
 }
 
-void embd_cvt_i8_neon(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_i8_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) i8_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-}
+CVT_DECODE(i8, 16, 1, CVT_ONE, i8_block, (), ())
 
-void embd_cvt_u8_neon(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_u8_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) u8_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-}
+CVT_DECODE(u8, 16, 1, CVT_ONE, u8_block, (), ())
 
 /* ---- packed bits ----------------------------------------------------------------- */
 
@@ -234,15 +170,9 @@ AI void bits_neon(float *dst, const uint8_t *s, size_t n, uint8_t flip, uint32_t
   for (; i < nb; i++) bits_byte(dst + 8 * i, (uint8_t)(s[i] ^ flip), mlo, mhi, o, z);
 }
 
-void embd_cvt_binary_neon(float *dst, const void *src, size_t n, int be) {
-  (void)be;
-  bits_neon(dst, (const uint8_t *)src, n, 0x80, 0x3f800000u, 0xbf800000u);
-}
+CVT_BITS(binary, 0, bits_neon, (, 0x80, 0x3f800000u, 0xbf800000u))
 
-void embd_cvt_ubinary_neon(float *dst, const void *src, size_t n, int be) {
-  (void)be;
-  bits_neon(dst, (const uint8_t *)src, n, 0, 0x3f800000u, 0);
-}
+CVT_BITS(ubinary, 0, bits_neon, (, 0, 0x3f800000u, 0))
 
 /* ---- encode: float32 -> f16, bf16 ------------------------------------------------- */
 
@@ -285,22 +215,7 @@ AI void enc_f16_block(uint8_t *d, const float *s, int be) {
   simde_vst1q_u8(d, v);
 }
 
-void embd_enc_f16_neon(void *dst, const float *src, size_t n, int be) {
-  uint8_t *d = (uint8_t *)dst;
-  if (n < 8) {
-    embd_enc_f16_scalar(dst, src, n, be);
-    return;
-  }
-  if (be) {
-#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), 1)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  } else {
-#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), 0)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  }
-}
+CVT_ENCODE(f16, 8, CVT_BY_ORDER, enc_f16_block, (), ())
 
 AI simde_uint16x4_t f32x4_to_bf16(const float *s) {
   const simde_uint32x4_t x = simde_vld1q_u32((const uint32_t *)(const void *)s);
@@ -319,19 +234,4 @@ AI void enc_bf16_block(uint8_t *d, const float *s, int be) {
   simde_vst1q_u8(d, v);
 }
 
-void embd_enc_bf16_neon(void *dst, const float *src, size_t n, int be) {
-  uint8_t *d = (uint8_t *)dst;
-  if (n < 8) {
-    embd_enc_bf16_scalar(dst, src, n, be);
-    return;
-  }
-  if (be) {
-#define STEP(i) enc_bf16_block(d + 2 * (i), src + (i), 1)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  } else {
-#define STEP(i) enc_bf16_block(d + 2 * (i), src + (i), 0)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  }
-}
+CVT_ENCODE(bf16, 8, CVT_BY_ORDER, enc_bf16_block, (), ())

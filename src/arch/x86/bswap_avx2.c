@@ -8,32 +8,14 @@
 
 #include "internal.h"
 
-/* Out of place, above embd_bswap32_nt_min (bytes >= 64, d word-aligned): the first 32
- * bytes stored as usual, then streaming stores from d's first 32-byte boundary (a whole
- * number of words on, d being word-aligned), the last 32 bytes as usual again, and an
- * sfence so that the streaming stores are ordered before whatever the caller stores next.
- * Bytes written twice get the same value both times (src does not overlap dst). */
-static void swap_stream(uint8_t *d, const uint8_t *s, size_t bytes, __m256i m) {
-  _mm256_storeu_si256((__m256i *)d, _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)s), m));
-  size_t i = (size_t)(-(uintptr_t)d & 31);
-  for (; i + 128 <= bytes; i += 128) {
-    __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
-    __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
-    __m256i c = _mm256_loadu_si256((const __m256i *)(s + i + 64));
-    __m256i e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
-    _mm256_stream_si256((__m256i *)(d + i), _mm256_shuffle_epi8(a, m));
-    _mm256_stream_si256((__m256i *)(d + i + 32), _mm256_shuffle_epi8(b, m));
-    _mm256_stream_si256((__m256i *)(d + i + 64), _mm256_shuffle_epi8(c, m));
-    _mm256_stream_si256((__m256i *)(d + i + 96), _mm256_shuffle_epi8(e, m));
-  }
-  for (; i + 32 <= bytes; i += 32)
-    _mm256_stream_si256((__m256i *)(d + i),
-                        _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(s + i)), m));
-  if (i < bytes)
-    _mm256_storeu_si256((__m256i *)(d + bytes - 32),
-                        _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(s + bytes - 32)), m));
-  _mm_sfence();
-}
+#define BS_VEC __m256i
+#define BS_W 32
+#define BS_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define BS_PTR(p) (__m256i *)(p)
+#define BS_STOREU _mm256_storeu_si256
+#define BS_STREAM _mm256_stream_si256
+#define BS_SHUF _mm256_shuffle_epi8
+#include "bswap_x86_template.h"
 
 void embd_bswap32_avx2(void *dst, const void *src, size_t n) {
   uint8_t *d = (uint8_t *)dst;
@@ -59,19 +41,7 @@ void embd_bswap32_avx2(void *dst, const void *src, size_t n) {
   }
   const __m256i tail = _mm256_loadu_si256((const __m256i *)(s + bytes - 32));
   size_t i = 0;
-  for (; i + 128 <= bytes; i += 128) {
-    __m256i a = _mm256_loadu_si256((const __m256i *)(s + i));
-    __m256i b = _mm256_loadu_si256((const __m256i *)(s + i + 32));
-    __m256i c = _mm256_loadu_si256((const __m256i *)(s + i + 64));
-    __m256i e = _mm256_loadu_si256((const __m256i *)(s + i + 96));
-    _mm256_storeu_si256((__m256i *)(d + i), _mm256_shuffle_epi8(a, m));
-    _mm256_storeu_si256((__m256i *)(d + i + 32), _mm256_shuffle_epi8(b, m));
-    _mm256_storeu_si256((__m256i *)(d + i + 64), _mm256_shuffle_epi8(c, m));
-    _mm256_storeu_si256((__m256i *)(d + i + 96), _mm256_shuffle_epi8(e, m));
-  }
-  for (; i + 32 <= bytes; i += 32)
-    _mm256_storeu_si256((__m256i *)(d + i),
-                        _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(s + i)), m));
+  SWAP_LOOP(BS_STOREU, d, s, i, bytes, m);
   if (i < bytes) _mm256_storeu_si256((__m256i *)(d + bytes - 32), _mm256_shuffle_epi8(tail, m));
   _mm256_zeroupper();
 }

@@ -10,28 +10,14 @@
 
 #include "internal.h"
 
-/* Out of place, above embd_bswap32_nt_min: as the avx2 kernel's swap_stream, with
- * 64-byte streaming stores (bytes >= 128, d word-aligned). */
-static void swap_stream(uint8_t *d, const uint8_t *s, size_t bytes, __m512i m) {
-  _mm512_storeu_si512((void *)d, _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)s), m));
-  size_t i = (size_t)(-(uintptr_t)d & 63);
-  for (; i + 256 <= bytes; i += 256) {
-    __m512i a = _mm512_loadu_si512((const void *)(s + i));
-    __m512i b = _mm512_loadu_si512((const void *)(s + i + 64));
-    __m512i c = _mm512_loadu_si512((const void *)(s + i + 128));
-    __m512i e = _mm512_loadu_si512((const void *)(s + i + 192));
-    _mm512_stream_si512((void *)(d + i), _mm512_shuffle_epi8(a, m));
-    _mm512_stream_si512((void *)(d + i + 64), _mm512_shuffle_epi8(b, m));
-    _mm512_stream_si512((void *)(d + i + 128), _mm512_shuffle_epi8(c, m));
-    _mm512_stream_si512((void *)(d + i + 192), _mm512_shuffle_epi8(e, m));
-  }
-  for (; i + 64 <= bytes; i += 64)
-    _mm512_stream_si512((void *)(d + i), _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(s + i)), m));
-  if (i < bytes)
-    _mm512_storeu_si512((void *)(d + bytes - 64),
-                        _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(s + bytes - 64)), m));
-  _mm_sfence();
-}
+#define BS_VEC __m512i
+#define BS_W 64
+#define BS_LOAD(p) _mm512_loadu_si512((const void *)(p))
+#define BS_PTR(p) (void *)(p)
+#define BS_STOREU _mm512_storeu_si512
+#define BS_STREAM _mm512_stream_si512
+#define BS_SHUF _mm512_shuffle_epi8
+#include "bswap_x86_template.h"
 
 void embd_bswap32_avx512(void *dst, const void *src, size_t n) {
   uint8_t *d = (uint8_t *)dst;
@@ -45,19 +31,7 @@ void embd_bswap32_avx512(void *dst, const void *src, size_t n) {
     return;
   }
   size_t i = 0;
-  for (; i + 256 <= bytes; i += 256) {
-    __m512i a = _mm512_loadu_si512((const void *)(s + i));
-    __m512i b = _mm512_loadu_si512((const void *)(s + i + 64));
-    __m512i c = _mm512_loadu_si512((const void *)(s + i + 128));
-    __m512i e = _mm512_loadu_si512((const void *)(s + i + 192));
-    _mm512_storeu_si512((void *)(d + i), _mm512_shuffle_epi8(a, m));
-    _mm512_storeu_si512((void *)(d + i + 64), _mm512_shuffle_epi8(b, m));
-    _mm512_storeu_si512((void *)(d + i + 128), _mm512_shuffle_epi8(c, m));
-    _mm512_storeu_si512((void *)(d + i + 192), _mm512_shuffle_epi8(e, m));
-  }
-  for (; i + 64 <= bytes; i += 64)
-    _mm512_storeu_si512((void *)(d + i),
-                        _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(s + i)), m));
+  SWAP_LOOP(BS_STOREU, d, s, i, bytes, m);
   if (i < bytes) {
     const __mmask64 k = (UINT64_C(1) << (bytes - i)) - 1; /* bytes - i < 64 */
     const __m512i v = _mm512_maskz_loadu_epi8(k, (const void *)(s + i));

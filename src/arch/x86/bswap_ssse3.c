@@ -8,28 +8,14 @@
 
 #include "internal.h"
 
-/* Out of place, above embd_bswap32_nt_min: as the avx2 kernel's swap_stream, with
- * 16-byte streaming stores (bytes >= 32, d word-aligned). */
-static void swap_stream(uint8_t *d, const uint8_t *s, size_t bytes, __m128i m) {
-  _mm_storeu_si128((__m128i *)d, _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)s), m));
-  size_t i = (size_t)(-(uintptr_t)d & 15);
-  for (; i + 64 <= bytes; i += 64) {
-    __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
-    __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-    __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
-    __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-    _mm_stream_si128((__m128i *)(d + i), _mm_shuffle_epi8(a, m));
-    _mm_stream_si128((__m128i *)(d + i + 16), _mm_shuffle_epi8(b, m));
-    _mm_stream_si128((__m128i *)(d + i + 32), _mm_shuffle_epi8(c, m));
-    _mm_stream_si128((__m128i *)(d + i + 48), _mm_shuffle_epi8(e, m));
-  }
-  for (; i + 16 <= bytes; i += 16)
-    _mm_stream_si128((__m128i *)(d + i), _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + i)), m));
-  if (i < bytes)
-    _mm_storeu_si128((__m128i *)(d + bytes - 16),
-                     _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + bytes - 16)), m));
-  _mm_sfence();
-}
+#define BS_VEC __m128i
+#define BS_W 16
+#define BS_LOAD(p) _mm_loadu_si128((const __m128i *)(p))
+#define BS_PTR(p) (__m128i *)(p)
+#define BS_STOREU _mm_storeu_si128
+#define BS_STREAM _mm_stream_si128
+#define BS_SHUF _mm_shuffle_epi8
+#include "bswap_x86_template.h"
 
 void embd_bswap32_ssse3(void *dst, const void *src, size_t n) {
   uint8_t *d = (uint8_t *)dst;
@@ -46,19 +32,7 @@ void embd_bswap32_ssse3(void *dst, const void *src, size_t n) {
   }
   const __m128i tail = _mm_loadu_si128((const __m128i *)(s + bytes - 16));
   size_t i = 0;
-  for (; i + 64 <= bytes; i += 64) {
-    __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
-    __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
-    __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
-    __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-    _mm_storeu_si128((__m128i *)(d + i), _mm_shuffle_epi8(a, m));
-    _mm_storeu_si128((__m128i *)(d + i + 16), _mm_shuffle_epi8(b, m));
-    _mm_storeu_si128((__m128i *)(d + i + 32), _mm_shuffle_epi8(c, m));
-    _mm_storeu_si128((__m128i *)(d + i + 48), _mm_shuffle_epi8(e, m));
-  }
-  for (; i + 16 <= bytes; i += 16)
-    _mm_storeu_si128((__m128i *)(d + i),
-                     _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(s + i)), m));
+  SWAP_LOOP(BS_STOREU, d, s, i, bytes, m);
   if (i < bytes) _mm_storeu_si128((__m128i *)(d + bytes - 16), _mm_shuffle_epi8(tail, m));
 }
 

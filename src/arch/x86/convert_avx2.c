@@ -17,6 +17,8 @@
 #include "internal.h"
 #include "convert_kernel.h"
 
+#define CVT_ISA avx2
+#define CVT_END() _mm256_zeroupper()
 
 #define C32(v) _mm256_set1_epi32((int)(v))
 #define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
@@ -32,25 +34,7 @@ AI void f16_block(float *d, const uint8_t *s, int be, __m128i sw) {
   _mm256_storeu_ps(d, _mm256_cvtph_ps(v));
 }
 
-void embd_cvt_f16_avx2(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 8) {
-    embd_cvt_f16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m128i sw = LD128(swap16_tbl);
-  /* Two loops, so that the byte order is not tested per block. */
-  if (be) {
-#define STEP(i) f16_block(dst + (i), s + 2 * (i), 1, sw)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  } else {
-#define STEP(i) f16_block(dst + (i), s + 2 * (i), 0, sw)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  }
-  _mm256_zeroupper();
-}
+CVT_DECODE(f16, 8, 2, CVT_BY_ORDER, f16_block, (const __m128i sw = LD128(swap16_tbl);), (, sw))
 
 /* 16 bf16s (32 bytes): punpck{l,h}wd with zero puts each element into the upper half of
  * a 32-bit lane (the float32 bits), in-lane, so elements 0-3 and 8-11 land in one vector,
@@ -67,24 +51,8 @@ AI void bf16_block(float *d, const uint8_t *s, int be, __m256i sw) {
   _mm256_storeu_si256((__m256i *)(void *)(d + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
 }
 
-void embd_cvt_bf16_avx2(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_bf16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m256i sw = _mm256_broadcastsi128_si256(LD128(swap16_tbl));
-  if (be) {
-#define STEP(i) bf16_block(dst + (i), s + 2 * (i), 1, sw)
-    DRIVE(n, 16, STEP);
-#undef STEP
-  } else {
-#define STEP(i) bf16_block(dst + (i), s + 2 * (i), 0, sw)
-    DRIVE(n, 16, STEP);
-#undef STEP
-  }
-  _mm256_zeroupper();
-}
+CVT_DECODE(bf16, 16, 2, CVT_BY_ORDER, bf16_block,
+           (const __m256i sw = _mm256_broadcastsi128_si256(LD128(swap16_tbl));), (, sw))
 
 /* ---- fp8 ------------------------------------------------------------------------- */
 
@@ -95,17 +63,7 @@ AI void e5m2_block(float *d, const uint8_t *s) {
   _mm256_storeu_ps(d + 8, _mm256_cvtph_ps(_mm_unpackhi_epi8(zero, v)));
 }
 
-void embd_cvt_e5m2_avx2(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_e5m2_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) e5m2_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-  _mm256_zeroupper();
-}
+CVT_DECODE(e5m2, 16, 1, CVT_ONE, e5m2_block, (), ())
 
 /* e4m3fn through F16C: (b & 0x7f) << 7 with the sign at bit 15 is a binary16 whose value
  * is the e4m3 value times 2^-8, subnormals included (e4m3's bias is 7, binary16's 15;
@@ -126,17 +84,7 @@ AI void e4m3_block(float *d, const uint8_t *s) {
   _mm256_storeu_ps(d + 8, _mm256_mul_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(h, 1)), scale));
 }
 
-void embd_cvt_e4m3_avx2(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_e4m3_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) e4m3_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-  _mm256_zeroupper();
-}
+CVT_DECODE(e4m3, 16, 1, CVT_ONE, e4m3_block, (), ())
 
 /* ---- int8, uint8 ----------------------------------------------------------------- */
 
@@ -149,29 +97,9 @@ void embd_cvt_e4m3_avx2(float *dst, const void *src, size_t n, int be) {
 INT8_BLOCK(i8_block, _mm256_cvtepi8_epi32)
 INT8_BLOCK(u8_block, _mm256_cvtepu8_epi32)
 
-void embd_cvt_i8_avx2(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_i8_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) i8_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-  _mm256_zeroupper();
-}
+CVT_DECODE(i8, 16, 1, CVT_ONE, i8_block, (), ())
 
-void embd_cvt_u8_avx2(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_u8_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) u8_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-  _mm256_zeroupper();
-}
+CVT_DECODE(u8, 16, 1, CVT_ONE, u8_block, (), ())
 
 /* ---- packed bits ----------------------------------------------------------------- */
 
@@ -214,15 +142,9 @@ AI void bits_avx2(float *dst, const uint8_t *s, size_t n, int binary) {
   _mm256_zeroupper();
 }
 
-void embd_cvt_binary_avx2(float *dst, const void *src, size_t n, int be) {
-  (void)be;
-  bits_avx2(dst, (const uint8_t *)src, n, 1);
-}
+CVT_BITS(binary, 0, bits_avx2, (, 1))
 
-void embd_cvt_ubinary_avx2(float *dst, const void *src, size_t n, int be) {
-  (void)be;
-  bits_avx2(dst, (const uint8_t *)src, n, 0);
-}
+CVT_BITS(ubinary, 0, bits_avx2, (, 0))
 
 /* ---- encode: float32 -> f16, bf16 ------------------------------------------------- */
 
@@ -232,24 +154,7 @@ AI void enc_f16_block(uint8_t *d, const float *s, int be, __m128i sw) {
   ST128(d, h);
 }
 
-void embd_enc_f16_avx2(void *dst, const float *src, size_t n, int be) {
-  uint8_t *d = (uint8_t *)dst;
-  if (n < 8) {
-    embd_enc_f16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m128i sw = LD128(swap16_tbl);
-  if (be) {
-#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), 1, sw)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  } else {
-#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), 0, sw)
-    DRIVE(n, 8, STEP);
-#undef STEP
-  }
-  _mm256_zeroupper();
-}
+CVT_ENCODE(f16, 8, CVT_BY_ORDER, enc_f16_block, (const __m128i sw = LD128(swap16_tbl);), (, sw))
 
 /* bf16 round to nearest even in integer lanes (result in the low 16 bits). */
 AI __m256i f32_to_bf16_lanes(__m256i x) {
@@ -269,17 +174,8 @@ AI void enc_bf16_block(uint8_t *d, const float *s, __m256i order) {
   _mm256_storeu_si256((__m256i *)(void *)d, _mm256_shuffle_epi8(p, order));
 }
 
-void embd_enc_bf16_avx2(void *dst, const float *src, size_t n, int be) {
-  uint8_t *d = (uint8_t *)dst;
-  if (n < 16) {
-    embd_enc_bf16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m128i sw = LD128(swap16_tbl);
-  const __m128i id = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  const __m256i order = _mm256_broadcastsi128_si256(be ? sw : id);
-#define STEP(i) enc_bf16_block(d + 2 * (i), src + (i), order)
-  DRIVE(n, 16, STEP);
-#undef STEP
-  _mm256_zeroupper();
-}
+CVT_ENCODE(bf16, 16, CVT_ONE, enc_bf16_block,
+           (const __m128i sw = LD128(swap16_tbl);
+            const __m128i id = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+            const __m256i order = _mm256_broadcastsi128_si256(be ? sw : id);),
+           (, order))

@@ -19,10 +19,7 @@
 #ifndef CVT_ISA
 #define CVT_ISA avx512
 #endif
-#define CVT_CAT2_(a, b) a##b
-#define CVT_CAT_(a, b) CVT_CAT2_(a, b)
-#define CVT_NAME(kind) CVT_CAT_(embd_##kind##_, CVT_ISA)
-
+#define CVT_END() _mm256_zeroupper()
 
 #define C32(v) _mm512_set1_epi32((int)(v))
 #define LD128(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
@@ -42,24 +39,7 @@ AI void f16_block(float *d, const uint8_t *s, int be, __m256i sw) {
   _mm512_storeu_ps(d, _mm512_cvtph_ps(v));
 }
 
-void CVT_NAME(cvt_f16)(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_f16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m256i sw = swap16_256();
-  if (be) {
-#define STEP(i) f16_block(dst + (i), s + 2 * (i), 1, sw)
-    DRIVE(n, 16, STEP);
-#undef STEP
-  } else {
-#define STEP(i) f16_block(dst + (i), s + 2 * (i), 0, sw)
-    DRIVE(n, 16, STEP);
-#undef STEP
-  }
-  _mm256_zeroupper();
-}
+CVT_DECODE(f16, 16, 2, CVT_BY_ORDER, f16_block, (const __m256i sw = swap16_256();), (, sw))
 
 AI void bf16_block(float *d, const uint8_t *s, int be, __m256i sw) {
   __m256i v = LD256(s);
@@ -67,24 +47,7 @@ AI void bf16_block(float *d, const uint8_t *s, int be, __m256i sw) {
   _mm512_storeu_si512((void *)d, _mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16));
 }
 
-void CVT_NAME(cvt_bf16)(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_bf16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m256i sw = swap16_256();
-  if (be) {
-#define STEP(i) bf16_block(dst + (i), s + 2 * (i), 1, sw)
-    DRIVE(n, 16, STEP);
-#undef STEP
-  } else {
-#define STEP(i) bf16_block(dst + (i), s + 2 * (i), 0, sw)
-    DRIVE(n, 16, STEP);
-#undef STEP
-  }
-  _mm256_zeroupper();
-}
+CVT_DECODE(bf16, 16, 2, CVT_BY_ORDER, bf16_block, (const __m256i sw = swap16_256();), (, sw))
 
 /* ---- fp8 ------------------------------------------------------------------------- */
 
@@ -94,17 +57,7 @@ AI void e5m2_block(float *d, const uint8_t *s) {
   _mm512_storeu_ps(d, _mm512_cvtph_ps(h));
 }
 
-void CVT_NAME(cvt_e5m2)(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_e5m2_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) e5m2_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-  _mm256_zeroupper();
-}
+CVT_DECODE(e5m2, 16, 1, CVT_ONE, e5m2_block, (), ())
 
 /* e4m3fn as a binary16 scaled by 2^-8 (a shift; its one NaN made the half quiet NaN of
  * its sign), vcvtph2ps, times 256: exact. See convert_avx2.c (e4m3_block). */
@@ -118,17 +71,7 @@ AI void e4m3_block(float *d, const uint8_t *s) {
   _mm512_storeu_ps(d, _mm512_mul_ps(_mm512_cvtph_ps(h), _mm512_set1_ps(256.0f)));
 }
 
-void CVT_NAME(cvt_e4m3)(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_e4m3_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) e4m3_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-  _mm256_zeroupper();
-}
+CVT_DECODE(e4m3, 16, 1, CVT_ONE, e4m3_block, (), ())
 
 /* ---- int8, uint8 ----------------------------------------------------------------- */
 
@@ -139,29 +82,9 @@ AI void u8_block(float *d, const uint8_t *s) {
   _mm512_storeu_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(LD128(s))));
 }
 
-void CVT_NAME(cvt_i8)(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_i8_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) i8_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-  _mm256_zeroupper();
-}
+CVT_DECODE(i8, 16, 1, CVT_ONE, i8_block, (), ())
 
-void CVT_NAME(cvt_u8)(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_u8_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) u8_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-  _mm256_zeroupper();
-}
+CVT_DECODE(u8, 16, 1, CVT_ONE, u8_block, (), ())
 
 /* ---- packed bits ----------------------------------------------------------------- */
 
@@ -186,21 +109,9 @@ AI void bits_avx512(float *dst, const uint8_t *s, size_t n, uint8_t flip, float 
   _mm256_zeroupper();
 }
 
-void CVT_NAME(cvt_binary)(float *dst, const void *src, size_t n, int be) {
-  if (n < 16) {
-    embd_cvt_binary_scalar(dst, src, n, be);
-    return;
-  }
-  bits_avx512(dst, (const uint8_t *)src, n, 0x80, 1.0f, -1.0f);
-}
+CVT_BITS(binary, 16, bits_avx512, (, 0x80, 1.0f, -1.0f))
 
-void CVT_NAME(cvt_ubinary)(float *dst, const void *src, size_t n, int be) {
-  if (n < 16) {
-    embd_cvt_ubinary_scalar(dst, src, n, be);
-    return;
-  }
-  bits_avx512(dst, (const uint8_t *)src, n, 0, 1.0f, 0.0f);
-}
+CVT_BITS(ubinary, 16, bits_avx512, (, 0, 1.0f, 0.0f))
 
 /* ---- encode: float32 -> f16, bf16 ------------------------------------------------- */
 
@@ -210,24 +121,7 @@ AI void enc_f16_block(uint8_t *d, const float *s, int be, __m256i sw) {
   ST256(d, h);
 }
 
-void CVT_NAME(enc_f16)(void *dst, const float *src, size_t n, int be) {
-  uint8_t *d = (uint8_t *)dst;
-  if (n < 16) {
-    embd_enc_f16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m256i sw = swap16_256();
-  if (be) {
-#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), 1, sw)
-    DRIVE(n, 16, STEP);
-#undef STEP
-  } else {
-#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), 0, sw)
-    DRIVE(n, 16, STEP);
-#undef STEP
-  }
-  _mm256_zeroupper();
-}
+CVT_ENCODE(f16, 16, CVT_BY_ORDER, enc_f16_block, (const __m256i sw = swap16_256();), (, sw))
 
 AI void enc_bf16_block(uint8_t *d, const float *s, int be, __m256i sw) {
   const __m512i x = _mm512_castps_si512(_mm512_loadu_ps(s));
@@ -241,21 +135,4 @@ AI void enc_bf16_block(uint8_t *d, const float *s, int be, __m256i sw) {
   ST256(d, h);
 }
 
-void CVT_NAME(enc_bf16)(void *dst, const float *src, size_t n, int be) {
-  uint8_t *d = (uint8_t *)dst;
-  if (n < 16) {
-    embd_enc_bf16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m256i sw = swap16_256();
-  if (be) {
-#define STEP(i) enc_bf16_block(d + 2 * (i), src + (i), 1, sw)
-    DRIVE(n, 16, STEP);
-#undef STEP
-  } else {
-#define STEP(i) enc_bf16_block(d + 2 * (i), src + (i), 0, sw)
-    DRIVE(n, 16, STEP);
-#undef STEP
-  }
-  _mm256_zeroupper();
-}
+CVT_ENCODE(bf16, 16, CVT_BY_ORDER, enc_bf16_block, (const __m256i sw = swap16_256();), (, sw))

@@ -21,6 +21,8 @@
 #include "internal.h"
 #include "convert_kernel.h"
 
+#define CVT_ISA sse42
+#define CVT_END() ((void)0)
 
 #define C32(v) _mm_set1_epi32((int)(v))
 
@@ -60,17 +62,8 @@ AI void f16_block(float *d, const uint8_t *s, __m128i m0, __m128i m1) {
   _mm_storeu_si128((__m128i *)(void *)(d + 4), f16hi_to_f32(_mm_shuffle_epi8(v, m1)));
 }
 
-void embd_cvt_f16_sse42(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 8) {
-    embd_cvt_f16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m128i m0 = widen16_mask(0, be), m1 = widen16_mask(4, be);
-#define STEP(i) f16_block(dst + (i), s + 2 * (i), m0, m1)
-  DRIVE(n, 8, STEP);
-#undef STEP
-}
+CVT_DECODE(f16, 8, 2, CVT_ONE, f16_block, (const __m128i m0 = widen16_mask(0, be), m1 = widen16_mask(4, be);),
+           (, m0, m1))
 
 AI void bf16_block(float *d, const uint8_t *s, __m128i m0, __m128i m1) {
   const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)s);
@@ -78,17 +71,8 @@ AI void bf16_block(float *d, const uint8_t *s, __m128i m0, __m128i m1) {
   _mm_storeu_si128((__m128i *)(void *)(d + 4), _mm_shuffle_epi8(v, m1));
 }
 
-void embd_cvt_bf16_sse42(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 8) {
-    embd_cvt_bf16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m128i m0 = widen16_mask(0, be), m1 = widen16_mask(4, be);
-#define STEP(i) bf16_block(dst + (i), s + 2 * (i), m0, m1)
-  DRIVE(n, 8, STEP);
-#undef STEP
-}
+CVT_DECODE(bf16, 8, 2, CVT_ONE, bf16_block, (const __m128i m0 = widen16_mask(0, be), m1 = widen16_mask(4, be);),
+           (, m0, m1))
 
 /* ---- fp8 ------------------------------------------------------------------------- */
 
@@ -102,16 +86,7 @@ AI void e5m2_block(float *d, const uint8_t *s) {
                    f16hi_to_f32(_mm_shuffle_epi8(v, widen8_mask(12))));
 }
 
-void embd_cvt_e5m2_sse42(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_e5m2_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) e5m2_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-}
+CVT_DECODE(e5m2, 16, 1, CVT_ONE, e5m2_block, (), ())
 
 /* x = byte << 24, byte an e4m3fn: a = the exponent and mantissa at float32 positions
  * (exponent bits 23..26, mantissa 20..22). Normal: rebias by 120 << 23; subnormal
@@ -136,16 +111,7 @@ AI void e4m3_block(float *d, const uint8_t *s) {
                    e4m3hi_to_f32(_mm_shuffle_epi8(v, widen8_mask(12))));
 }
 
-void embd_cvt_e4m3_sse42(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_e4m3_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) e4m3_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-}
+CVT_DECODE(e4m3, 16, 1, CVT_ONE, e4m3_block, (), ())
 
 /* ---- int8, uint8 ----------------------------------------------------------------- */
 
@@ -160,27 +126,9 @@ void embd_cvt_e4m3_sse42(float *dst, const void *src, size_t n, int be) {
 INT8_BLOCK(i8_block, _mm_cvtepi8_epi32)
 INT8_BLOCK(u8_block, _mm_cvtepu8_epi32)
 
-void embd_cvt_i8_sse42(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_i8_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) i8_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-}
+CVT_DECODE(i8, 16, 1, CVT_ONE, i8_block, (), ())
 
-void embd_cvt_u8_sse42(float *dst, const void *src, size_t n, int be) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n < 16) {
-    embd_cvt_u8_scalar(dst, src, n, be);
-    return;
-  }
-#define STEP(i) u8_block(dst + (i), s + (i))
-  DRIVE(n, 16, STEP);
-#undef STEP
-}
+CVT_DECODE(u8, 16, 1, CVT_ONE, u8_block, (), ())
 
 /* ---- packed bits ----------------------------------------------------------------- */
 
@@ -224,15 +172,9 @@ AI void bits_sse42(float *dst, const uint8_t *s, size_t n, int binary) {
   }
 }
 
-void embd_cvt_binary_sse42(float *dst, const void *src, size_t n, int be) {
-  (void)be;
-  bits_sse42(dst, (const uint8_t *)src, n, 1);
-}
+CVT_BITS(binary, 0, bits_sse42, (, 1))
 
-void embd_cvt_ubinary_sse42(float *dst, const void *src, size_t n, int be) {
-  (void)be;
-  bits_sse42(dst, (const uint8_t *)src, n, 0);
-}
+CVT_BITS(ubinary, 0, bits_sse42, (, 0))
 
 /* ---- encode: float32 -> f16, bf16 ------------------------------------------------- */
 
@@ -298,26 +240,6 @@ AI __m128i order16(int be) {
             : _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
-void embd_enc_f16_sse42(void *dst, const float *src, size_t n, int be) {
-  uint8_t *d = (uint8_t *)dst;
-  if (n < 8) {
-    embd_enc_f16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m128i o = order16(be);
-#define STEP(i) enc_f16_block(d + 2 * (i), src + (i), o)
-  DRIVE(n, 8, STEP);
-#undef STEP
-}
+CVT_ENCODE(f16, 8, CVT_ONE, enc_f16_block, (const __m128i o = order16(be);), (, o))
 
-void embd_enc_bf16_sse42(void *dst, const float *src, size_t n, int be) {
-  uint8_t *d = (uint8_t *)dst;
-  if (n < 8) {
-    embd_enc_bf16_scalar(dst, src, n, be);
-    return;
-  }
-  const __m128i o = order16(be);
-#define STEP(i) enc_bf16_block(d + 2 * (i), src + (i), o)
-  DRIVE(n, 8, STEP);
-#undef STEP
-}
+CVT_ENCODE(bf16, 8, CVT_ONE, enc_bf16_block, (const __m128i o = order16(be);), (, o))
