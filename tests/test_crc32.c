@@ -50,27 +50,15 @@ static void collect_variants(void) {
          embd_impl_active(EMBD_KERNEL_CRC32));
 }
 
-/* Mismatches are counted and the first few printed with everything needed to reproduce
- * them; the test then fails once with the total. */
-static unsigned long g_fails;
-
-#define CHECK_CRC(got, want, ...)                                                    \
-  do {                                                                                \
-    uint32_t got_ = (got), want_ = (want);                                            \
-    if (got_ != want_) {                                                              \
-      if (g_fails++ < 20) {                                                           \
-        printf("MISMATCH got %08" PRIx32 " want %08" PRIx32 ": ", got_, want_);      \
-        printf(__VA_ARGS__);                                                          \
-        printf("\n");                                                                 \
-      }                                                                               \
-    }                                                                                 \
+/* Mismatches go to testutil.h's counter (tu_report: the first 20 printed with what
+ * reproduces them); tu_end_checks fails the test once with the total. */
+#define CHECK_CRC(got, want, ...) CHECK_CRC_((got), (want), __VA_ARGS__)
+#define CHECK_CRC_(got, want, fmt, ...)                                                   \
+  do {                                                                                    \
+    uint32_t got_ = got, want_ = want;                                                    \
+    if (got_ != want_)                                                                    \
+      tu_report("got %08" PRIx32 " want %08" PRIx32 ": " fmt, got_, want_, ##__VA_ARGS__); \
   } while (0)
-
-static void end_checks(const char *what) {
-  unsigned long f = g_fails;
-  g_fails = 0;
-  if (f) fail_msg("%s: %lu mismatches (seed %#llx)", what, f, (unsigned long long)tu_seed());
-}
 
 static uint32_t zlib_crc(uint32_t crc, const void *p, size_t n) {
   return (uint32_t)crc32_z((uLong)crc, (const Bytef *)p, (z_size_t)n);
@@ -121,7 +109,7 @@ static void test_known_answers(void **state) {
     CHECK_CRC(f(0, z, sizeof z), tu_crc32_naive(0, z, sizeof z), "%s(4096 x 0xFF)",
               g_var[v].name);
   }
-  end_checks("known answers");
+  tu_end_checks("known answers");
 }
 
 /* The registry and embd_crc32_impl agree: NULL exactly when not runnable or out of range. */
@@ -228,7 +216,7 @@ static void test_lengths_offsets(void **state) {
   printf("[ crc32    ] lengths 0..%d x offsets 0..63 (full cross product up to %zu): %lu calls\n",
          MAXLEN, full, calls);
   tu_guard_free(&g);
-  end_checks("lengths x offsets");
+  tu_end_checks("lengths x offsets");
 }
 
 /* ---- guard pages on both sides -------------------------------------------------------- */
@@ -267,7 +255,7 @@ static void test_guard_pages(void **state) {
   for (size_t v = 0; v < g_nvar; v++)
     CHECK_CRC(g_var[v].fn(0x12345678, g.lo, ps), want, "%s one fenced page", g_var[v].name);
   tu_guard_free(&g);
-  end_checks("guard pages");
+  tu_end_checks("guard pages");
 }
 
 /* ---- long lengths ------------------------------------------------------------------- */
@@ -307,7 +295,7 @@ static void test_long_lengths(void **state) {
   printf("[ crc32    ] %zu long lengths up to %zu bytes\n", nl, maxlen);
   tu_guard_free(&g);
   free(content);
-  end_checks("long lengths");
+  tu_end_checks("long lengths");
 }
 
 /* ---- chunking ----------------------------------------------------------------------- */
@@ -352,7 +340,7 @@ static void test_chunking(void **state) {
     }
   }
   tu_guard_free(&g);
-  end_checks("chunking");
+  tu_end_checks("chunking");
 }
 
 /* ---- combine ------------------------------------------------------------------------- */
@@ -396,7 +384,7 @@ static void test_combine(void **state) {
     CHECK_CRC((uint32_t)crc32_combine(ca, cb, (z_off_t)lb), whole, "zlib combine %zu + %zu",
               la, lb);
   }
-  end_checks("combine");
+  tu_end_checks("combine");
 }
 
 int main(void) {
