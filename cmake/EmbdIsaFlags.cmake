@@ -81,8 +81,18 @@ function(embd_add_kernels target)
       message(WARNING "embd: compiler cannot build the sse42 tier; skipped")
     endif()
     if(EMBD_CC_AVX2)
-      _embd_family(${target} EMBD_HAVE_X86_AVX2 "${EMBD_FLAGS_AVX2}"
-        ${_p}/x86/crc32_vpclmul_avx2.c ${_p}/x86/bswap_avx2.c ${_p}/x86/base64_avx2.c)
+      set(_avx2_srcs ${_p}/x86/crc32_vpclmul_avx2.c ${_p}/x86/bswap_avx2.c
+        ${_p}/x86/base64_avx2.c)
+      if(_simde)
+        # The avx512 base64 kernels through simde's AVX-512 emulation (AVX2 code),
+        # registered as "avx512-simde" and never picked: test_base64 runs their logic on
+        # CPUs without AVX-512 (base64_avx512_simde.c).
+        list(APPEND _avx2_srcs ${_p}/x86/base64_avx512_simde.c)
+        set_source_files_properties(${_p}/x86/base64_avx512_simde.c
+          PROPERTIES INCLUDE_DIRECTORIES ${_simde})
+        target_compile_definitions(${target} PRIVATE EMBD_HAVE_B64_AVX512_SIMDE)
+      endif()
+      _embd_family(${target} EMBD_HAVE_X86_AVX2 "${EMBD_FLAGS_AVX2}" ${_avx2_srcs})
       # The avx2 conversion kernel also needs F16C (vcvtph2ps / vcvtps2ph). Not in the
       # avx2 tier's flags: every file of a tier may use every flag of the tier anywhere
       # (src/core/cpu.c), and the tier must stay runnable on an AVX2 CPU or EMBD_ISA
