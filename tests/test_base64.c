@@ -1,6 +1,6 @@
 /* base64: every decode and encode implementation the host can run (the registry,
- * neon-simde and avx512-simde included on x86) and the public dispatching functions, against a naive
- * reference encoder written here and against each other:
+ * neon-simde and avx512-simde included on x86) and the public dispatching functions,
+ * against a naive reference encoder written here and against each other:
  *   - RFC 4648 §10 test vectors, both directions, both alphabets, padded and NOPAD;
  *   - every length 0..300 at every source offset 0..63: encode then decode round trip,
  *     each implementation's output byte-identical to the reference (= scalar's);
