@@ -8,8 +8,8 @@
  * file may include it once per width, 128 first (base64_avx2.c: the 128-bit kernels take
  * inputs under one 256-bit block). Defines, for width W (names suffixed _128 or _256):
  *   b64_dec_consts_W, b64_dec_setup_W(url)   the decode tables for an alphabet
- *   b64_dec_translate_W(x, k, &lob, &hib)    characters -> 6-bit values; hib & ~lob is
- *                                            non-zero exactly where a character is bad
+ *   b64_dec_translate_W(x, k, &sum)          characters -> 6-bit values; sum has a bit
+ *                                            of 0xf0 set exactly where a character is bad
  *   b64_dec_pack_W(v)                        values -> 12 bytes at the bottom of each lane
  *   b64_enc_lut_W(url), b64_enc_split_W(in, shuffle), b64_enc_translate_W(v, lut)
  * and the block kernels b64_dec_W and b64_enc_W (contract: src/core/base64_driver.h; their
@@ -79,18 +79,21 @@ B64_INLINE N_(b64_dec_consts) N_(b64_dec_setup)(int url) {
   return k;
 }
 
-/* Characters -> 6-bit values (for valid characters) in 9 operations, validation included:
- * lob = pshufb(LO, x) (by low nibble, straight from x: bit 7 zeroes it), hib = pshufb(HI,
- * hi); the character is outside the alphabet iff hib & ~lob is non-zero (tested by ptest's
- * carry flag or ORed for a group); the offset table is indexed by hi + lob, whose low bits
- * tell the one character sharing its high nibble with a different offset ('/' from '+',
- * '_' from 'P'..'Z'). */
-B64_INLINE V N_(b64_dec_translate)(V x, const N_(b64_dec_consts) *k, V *lob, V *hib) {
+/* Characters -> 6-bit values (for valid characters) in 7 operations, validation included:
+ * sum = pshufb(HI, hi) + pshufb(LO, x) (LO by the low nibble, straight from x: bit 7
+ * zeroes it). The tables are chosen so that sum is in 0..15 exactly for the characters
+ * of the alphabet, its value then the index of the character's offset in ROLL; any
+ * other character has a bit of 0xf0 set in sum (tested by ptest against 0xf0, or ORed
+ * for a group first). One addition thus both validates and indexes the offsets, where a
+ * separate check would take an andnot per block. */
+B64_INLINE V N_(b64_dec_translate)(V x, const N_(b64_dec_consts) *k, V *sum) {
   const V hi = VSI(and)(V_(srli_epi32)(x, 4), V_(set1_epi8)(0x0f));
-  *lob = V_(shuffle_epi8)(k->lut_lo, x);
-  *hib = V_(shuffle_epi8)(k->lut_hi, hi);
-  return V_(add_epi8)(x, V_(shuffle_epi8)(k->lut_roll, V_(add_epi8)(hi, *lob)));
+  *sum = V_(add_epi8)(V_(shuffle_epi8)(k->lut_lo, x), V_(shuffle_epi8)(k->lut_hi, hi));
+  return V_(add_epi8)(x, V_(shuffle_epi8)(k->lut_roll, *sum));
 }
+
+/* Non-zero when a sum of b64_dec_translate (or an OR of sums) flags a bad character. */
+B64_INLINE int N_(b64_dec_bad)(V sum) { return !VSI(testz)(sum, V_(set1_epi8)((char)0xf0)); }
 
 /* 16 values per lane (4 per dword, first character first) -> 12 bytes at the bottom of
  * each lane: pmaddubsw (a * 64 + b, c * 64 + d), pmaddwd (24 bits per dword), pshufb. */
@@ -111,18 +114,13 @@ B64_INLINE void N_(b64_dec_store_lanes)(uint8_t *d, V p) {
 #endif
 }
 
-/* One block of the main loop: translated, packed and stored (16 bytes per lane, 12
- * useful) at once, its error mask ORed into *e for the group's single test. */
-B64_INLINE void N_(b64_dec_step)(uint8_t *d, const uint8_t *s, const N_(b64_dec_consts) *k,
-                                 V *e) {
-  V l, h;
-  const V v = N_(b64_dec_translate)(VSI(loadu)((const V *)s), k, &l, &h);
-  V m = VSI(andnot)(l, h);
-  /* the mask is taken here, not regrouped by the compiler into a tree over the four
-   * blocks (which keeps every block's two masks live and spills them) */
-  __asm__("" : "+x"(m));
-  *e = VSI(or)(*e, m);
+/* One block of the main loop: translated, packed and stored at once; returns its sums,
+ * ORed by the caller for the group's single test. */
+B64_INLINE V N_(b64_dec_step)(uint8_t *d, const uint8_t *s, const N_(b64_dec_consts) *k) {
+  V sum;
+  const V v = N_(b64_dec_translate)(VSI(loadu)((const V *)s), k, &sum);
   N_(b64_dec_store_lanes)(d, N_(b64_dec_pack)(v));
+  return sum;
 }
 
 /* The main decode loop: four blocks (4 * W / 8 characters) per iteration, each stored as
@@ -144,12 +142,11 @@ B64_INLINE size_t N_(b64_dec_quads)(uint8_t *dst, const uint8_t *src, size_t n,
   uint8_t *d = dst;
   for (; i <= last; i += 4 * BLK, d += 4 * OUT) {
     const uint8_t *s = src + i;
-    V e = VSI(setzero)();
-    N_(b64_dec_step)(d, s, k, &e);
-    N_(b64_dec_step)(d + OUT, s + BLK, k, &e);
-    N_(b64_dec_step)(d + 2 * OUT, s + 2 * BLK, k, &e);
-    N_(b64_dec_step)(d + 3 * OUT, s + 3 * BLK, k, &e);
-    if (!VSI(testz)(e, e)) {
+    const V e0 = N_(b64_dec_step)(d, s, k);
+    const V e1 = N_(b64_dec_step)(d + OUT, s + BLK, k);
+    const V e2 = N_(b64_dec_step)(d + 2 * OUT, s + 2 * BLK, k);
+    const V e3 = N_(b64_dec_step)(d + 3 * OUT, s + 3 * BLK, k);
+    if (N_(b64_dec_bad)(VSI(or)(VSI(or)(e0, e1), VSI(or)(e2, e3)))) {
       *bad = 1;
       break;
     }
@@ -199,9 +196,9 @@ enum {
 /* Decodes one block at s into exactly its bytes at d; 0 (nothing stored) when it holds
  * a character outside the alphabet. */
 B64_INLINE int N_(b64_dec_exact)(uint8_t *d, const uint8_t *s, const N_(b64_dec_consts) *k) {
-  V l, h;
-  const V v = N_(b64_dec_translate)(VSI(loadu)((const V *)s), k, &l, &h);
-  if (!VSI(testc)(l, h)) return 0;
+  V sum;
+  const V v = N_(b64_dec_translate)(VSI(loadu)((const V *)s), k, &sum);
+  if (N_(b64_dec_bad)(sum)) return 0;
 #if B64_W == 128
   const __m128i p = b64_dec_pack_128(v); /* 8 + 4 bytes */
   _mm_storel_epi64((__m128i *)d, p);
