@@ -95,7 +95,8 @@ static inline __mmask64 b64_low_mask(size_t k) { return (__mmask64)((1ull << k) 
 
 /* 64 characters -> 16 dwords (a << 18 | b << 12 | c << 6 | d); *bad gets bit 7 set in
  * the bytes holding a character outside the alphabet. */
-static inline __attribute__((always_inline)) __m512i b64_dec_values(__m512i in, __m512i lo, __m512i hi, __m512i *bad) {
+#define B64_AVX512_INLINE static inline __attribute__((always_inline))
+B64_AVX512_INLINE __m512i b64_dec_values(__m512i in, __m512i lo, __m512i hi, __m512i *bad) {
   const __m512i v = _mm512_permutex2var_epi8(lo, in, hi);
   *bad = _mm512_or_si512(in, v);
   const __m512i w = _mm512_maddubs_epi16(v, _mm512_set1_epi32(0x01400140));
@@ -151,7 +152,7 @@ static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {
 /* 48 input bytes (in the low 48 lanes) -> 64 characters. (Both helpers are always
  * inlined: the simde build, base64_avx512_simde.c, would otherwise pass zmm-sized vectors
  * between functions compiled without AVX-512.) */
-static inline __attribute__((always_inline)) __m512i b64_enc_chars(__m512i in, __m512i spread, __m512i alpha) {
+B64_AVX512_INLINE __m512i b64_enc_chars(__m512i in, __m512i spread, __m512i alpha) {
   const __m512i s = _mm512_permutexvar_epi8(spread, in);
   const __m512i f = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x3036242A1016040All), s);
   return _mm512_permutexvar_epi8(f, alpha);
