@@ -32,12 +32,15 @@
 /* Decode compaction: the 3 bytes of each dword, in order, to the bottom of the lane. */
 #define B64_DEC_COMPACT 2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1
 /* embd_base64_{decode,encode}_<name> from block kernels dec(dst, src, n, url) and enc,
- * each inlined twice, for a constant url (the alphabet's tables become immediates). */
+ * each inlined twice, for a constant url (the alphabet's tables become immediates). The
+ * encoder's pair is also inlined into its driver: without the call (and the registers
+ * saved around it) 100 characters encode about 10% faster here; the decoder's gained
+ * nothing measurable that way and stays a call. */
 #define B64_X86_IMPL(name, dec, enc)                                                      \
   static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {          \
     return url ? dec(dst, src, n, 1) : dec(dst, src, n, 0);                               \
   }                                                                                       \
-  static size_t enc_block(char *dst, const uint8_t *src, size_t n, int url) {             \
+  B64_INLINE size_t enc_block(char *dst, const uint8_t *src, size_t n, int url) {         \
     return url ? enc(dst, src, n, 1) : enc(dst, src, n, 0);                               \
   }                                                                                       \
   EMBD_B64_DEFINE_IMPL(name, dec_block, enc_block)
