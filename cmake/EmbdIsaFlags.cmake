@@ -84,13 +84,17 @@ function(embd_add_kernels target)
       set(_avx2_srcs ${_p}/x86/crc32_vpclmul_avx2.c ${_p}/x86/bswap_avx2.c
         ${_p}/x86/base64_avx2.c)
       if(_simde)
-        # The avx512 CRC-32 kernel through simde's AVX-512 emulation (AVX2 + VPCLMULQDQ
-        # code), registered as "avx512-simde" and never picked: the tests run the avx512
-        # kernel's logic on CPUs without AVX-512 (crc32_vpclmul_avx512_simde.c).
-        list(APPEND _avx2_srcs ${_p}/x86/crc32_vpclmul_avx512_simde.c)
-        set_source_files_properties(${_p}/x86/crc32_vpclmul_avx512_simde.c
-          PROPERTIES INCLUDE_DIRECTORIES ${_simde})
-        target_compile_definitions(${target} PRIVATE EMBD_HAVE_CRC32_AVX512_SIMDE)
+        # The avx512 CRC-32 and base64 kernels through simde's AVX-512 emulation (AVX2 code,
+        # the CRC one with VPCLMULQDQ), registered as "avx512-simde" and never picked: the
+        # tests run the avx512 kernels' logic on CPUs without AVX-512.
+        foreach(_sim crc32_vpclmul_avx512_simde:CRC32 base64_avx512_simde:B64)
+          string(REPLACE ":" ";" _sim "${_sim}")
+          list(GET _sim 0 _sim_file)
+          list(GET _sim 1 _sim_def)
+          list(APPEND _avx2_srcs ${_p}/x86/${_sim_file}.c)
+          set_source_files_properties(${_p}/x86/${_sim_file}.c PROPERTIES INCLUDE_DIRECTORIES ${_simde})
+          target_compile_definitions(${target} PRIVATE EMBD_HAVE_${_sim_def}_AVX512_SIMDE)
+        endforeach()
       endif()
       _embd_family(${target} EMBD_HAVE_X86_AVX2 "${EMBD_FLAGS_AVX2}" ${_avx2_srcs})
       # The avx2 conversion kernel also needs F16C (vcvtph2ps / vcvtps2ph). Not in the

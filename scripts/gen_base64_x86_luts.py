@@ -6,15 +6,18 @@ base64 decoders (base64_x86_template.h), for the standard and the URL alphabet.
 
 The decoder computes, per character x (hi = x >> 4, lo = x & 15):
     lob  = pshufb(LO, x)        (0 when x >= 0x80: pshufb zeroes on bit 7 of the index)
-    hib  = pshufb(HI, hi)
-    bad  = hib & ~lob           (non-zero exactly for characters outside the alphabet)
-    v    = x + pshufb(ROLL, hi + lob)   (the 6-bit value, for valid characters)
-HI holds one bit per class of high nibbles with the same set of valid low nibbles (0x80 for
-the nibbles where nothing is valid, 8..15 included); LO[lo] holds the bits of the classes in
-which lo is valid, so a character is valid iff its class bit is in LO[lo]. Bits of LO below
-bit 4 also steer the ROLL index (hi + LO[lo]) & 15, which tells '+' from '/' (and '-'
-from '_') without a compare. The search below finds class bit positions and steering bits
-for which one ROLL table serves every valid character, and checks all 256 byte values.
+    sum  = pshufb(HI, hi) + lob (bytes, modulo 256)
+    bad  = sum & 0xf0           (non-zero exactly for characters outside the alphabet)
+    v    = x + pshufb(ROLL, sum)   (the 6-bit value, for valid characters)
+So a character is valid iff HI[hi] + LO[lo] lies in 0..15, and that sum is then the index
+of its offset (value - character) in ROLL: one addition validates and indexes at once.
+HI is 0x80 for the high nibbles where nothing is valid (0, 1 and 8..15: with LO in
+-15..15 their sums never reach 0..15). Adding c to every other HI entry and taking it from
+every LO entry changes no sum, so LO is 0 for the column of '1' (valid under high nibbles
+3..7); HI[3..7] then lie in 0..15 and every LO in -15..15. The search below tries those
+HI[3..7], then for each class of low nibbles (same valid high nibbles, same offsets) an LO
+that gives exactly its valid set, then HI[2] ('+' and '/', or '-'), keeping one ROLL entry
+per sum; it checks all 256 byte values.
 """
 import itertools
 import sys
@@ -23,70 +26,78 @@ ALPHA = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def value(c, url):
-    return (ALPHA + ("-_" if url else "+/")).find(chr(c))
+    return (ALPHA + ("-_" if url else "+/")).find(chr(c)) if c < 128 else -1
 
 
 def solve(url):
-    valid = {(c >> 4, c & 15): (value(c, url) - c) % 256 for c in range(128) if value(c, url) >= 0}
-    sets = {}
-    for hi in range(8):
-        s = frozenset(lo for lo in range(16) if (hi, lo) in valid)
-        if s:
-            sets.setdefault(s, []).append(hi)
-    classes = sorted(sets.items(), key=lambda kv: kv[1])
-    for pos in itertools.permutations(range(7), len(classes)):
-        used = sum(1 << p for p in pos)
-        free = [b for b in range(4) if not (used >> b) & 1]
-        base = [sum(1 << pos[j] for j, (s, _) in enumerate(classes) if lo in s) for lo in range(16)]
-        opts = [sum(1 << free[i] for i in range(len(free)) if (m >> i) & 1)
-                for m in range(1 << len(free))]
+    off = {}
+    for c in range(128):
+        if value(c, url) >= 0:
+            off[(c >> 4, c & 15)] = (value(c, url) - c) % 256
+    classes = {}
+    for lo in range(16):
+        classes.setdefault(tuple(off.get((hi, lo)) for hi in range(8)), []).append(lo)
+    classes = sorted(classes.items(), key=lambda kv: 1 not in kv[1])  # the '1' class first
+    assert all(k[hi] is not None for hi in range(3, 8) for k in [classes[0][0]])
+    assert all(k[0] is None and k[1] is None for k, _ in classes)
+    inside = lambda s: 0 <= s % 256 <= 15
 
-        def search(lo, lob, roll):
-            if lo == 16:
-                return list(lob), dict(roll)
-            for o in opts:
-                v, ok, added = base[lo] | o, True, []
-                for hi in range(8):
-                    if (hi, lo) not in valid:
-                        continue
-                    idx = hi + v
-                    slot, want = idx & 15, valid[(hi, lo)]
-                    if idx >= 128 or roll.get(slot, want) != want:
-                        ok = False
-                        break
-                    if slot not in roll:
-                        roll[slot] = want
-                        added.append(slot)
-                if ok:
-                    r = search(lo + 1, lob + [v], roll)
-                    if r:
-                        return r
-                for slot in added:
-                    del roll[slot]
-            return None
+    # fit[k][hi][h]: bit b + 15 set when LO = b gives class k the right validity under
+    # high nibble hi, for HI[hi] = h
+    fit = [[[sum(1 << (b + 15) for b in range(-15, 16)
+                 if inside(h + b) == (key[hi] is not None)) for h in range(16)]
+            for hi in range(8)] for key, _ in classes]
+    for a in itertools.product(range(16), repeat=5):  # HI[3..7]
+        hib = [0x80, 0x80, None] + list(a) + [0x80] * 8
+        cand = []  # per class: the LO values giving its valid set among high nibbles 3..7
+        for k in range(len(classes)):
+            m = fit[k][3][a[0]] & fit[k][4][a[1]] & fit[k][5][a[2]] & fit[k][6][a[3]] & \
+                fit[k][7][a[4]]
+            if not m:
+                break
+            cand.append([b for b in range(-15, 16) if m >> (b + 15) & 1])
+        else:
+            for h2 in list(range(16, 31)) + list(range(241, 256)):
+                hib[2] = h2
 
-        r = search(0, [], {})
-        if not r:
-            continue
-        lob, roll = r
-        hib = [0x80] * 16
-        for j, (_, his) in enumerate(classes):
-            for hi in his:
-                hib[hi] = 1 << pos[j]
-        rolls = [roll.get(i, 0) for i in range(16)]
-        check(url, lob, hib, rolls)
-        return lob, hib, rolls
+                def search(k, roll, lob):
+                    if k == len(classes):
+                        return lob, roll
+                    key, los = classes[k]
+                    for b in cand[k]:
+                        if inside(h2 + b) != (key[2] is not None):
+                            continue
+                        r, ok = dict(roll), True
+                        for hi in range(2, 8):
+                            if key[hi] is not None:
+                                s = (hib[hi] + b) % 256
+                                if r.setdefault(s, key[hi]) != key[hi]:
+                                    ok = False
+                                    break
+                        if ok:
+                            res = search(k + 1, r, {**lob, **{lo: b for lo in los}})
+                            if res:
+                                return res
+                    return None
+
+                res = search(0, {}, {})
+                if res:
+                    lob, roll = res
+                    lob = [lob[lo] % 256 for lo in range(16)]
+                    rolls = [roll.get(i, 0) for i in range(16)]
+                    check(url, lob, hib, rolls)
+                    return lob, hib, rolls
     raise SystemExit("no tables found")
 
 
 def check(url, lob, hib, roll):
     for c in range(256):
-        hi = c >> 4
         lb = lob[c & 15] if c < 128 else 0
-        bad = (hib[hi] & ~lb & 0xFF) != 0
-        if bad != (value(c, url) < 0 if c < 128 else True):
+        s = (hib[c >> 4] + lb) % 256
+        bad = (s & 0xF0) != 0
+        if bad != (value(c, url) < 0):
             raise SystemExit("self-test: 0x%02x misclassified" % c)
-        if not bad and (c + roll[(hi + lb) & 15]) % 256 != value(c, url):
+        if not bad and (c + roll[s]) % 256 != value(c, url):
             raise SystemExit("self-test: 0x%02x mistranslated" % c)
 
 

@@ -1,6 +1,6 @@
 /* base64: every decode and encode implementation the host can run (the registry,
- * neon-simde included on x86) and the public dispatching functions, against a naive
- * reference encoder written here and against each other:
+ * neon-simde and avx512-simde included on x86) and the public dispatching functions,
+ * against a naive reference encoder written here and against each other:
  *   - RFC 4648 §10 test vectors, both directions, both alphabets, padded and NOPAD;
  *   - every length 0..300 at every source offset 0..63: encode then decode round trip,
  *     each implementation's output byte-identical to the reference (= scalar's);
@@ -32,7 +32,10 @@
 #include <openssl/evp.h>
 #endif
 
-#define NON_SELECTABLE "neon-simde"
+/* The rows compiled through simde for the tests, never picked by the dispatcher. */
+static int non_selectable(const char *name) {
+  return !strcmp(name, "neon-simde") || !strcmp(name, "avx512-simde");
+}
 
 typedef struct variant {
   char name[64];
@@ -146,7 +149,7 @@ static void test_registry(void **state) {
   for (int k = 0; k < 2; k++) {
     const char *a = embd_impl_active(k ? EMBD_KERNEL_BASE64_ENCODE : EMBD_KERNEL_BASE64_DECODE);
     assert_non_null(a);
-    assert_string_not_equal(a, NON_SELECTABLE);
+    assert_false(non_selectable(a));
   }
 }
 
@@ -937,7 +940,7 @@ static void test_tiers(void **state) {
     const char *ad = embd_impl_active(EMBD_KERNEL_BASE64_DECODE);
     printf("[ base64   ] tier %-7s -> %s / %s\n", tiers[t], ad,
            embd_impl_active(EMBD_KERNEL_BASE64_ENCODE));
-    assert_string_not_equal(ad, NON_SELECTABLE);
+    assert_false(non_selectable(ad));
     variant pub = {"public", embd_base64_decode, embd_base64_encode};
     snprintf(pub.name, sizeof pub.name, "public under %s", tiers[t]);
     check_vectors(&pub);

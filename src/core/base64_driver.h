@@ -232,10 +232,12 @@ static inline embd_result embd_b64_decode_with(embd_b64_dec_block blk, const cha
   }
   const int url = (flags & EMBD_BASE64_URL) != 0;
   size_t i = blk ? blk(dst, src, body, url) : 0;
-  i += embd_b64_dec_scalar(dst + i / 4 * 3, src + i, body - i, url);
-  if (i < body) {
-    for (size_t k = 0;; k++)
-      if (!embd_b64_valid(src[i + k], url)) return embd_b64_char_error(src, i + k, url, err);
+  if (i < body) { /* skipped when the kernel took the whole body, as it mostly does */
+    i += embd_b64_dec_scalar(dst + i / 4 * 3, src + i, body - i, url);
+    if (i < body) {
+      for (size_t k = 0;; k++)
+        if (!embd_b64_valid(src[i + k], url)) return embd_b64_char_error(src, i + k, url, err);
+    }
   }
   if (len > body) {
     r = embd_b64_last(src + body, len - body, body, url, dst + body / 4 * 3, err);
@@ -271,7 +273,7 @@ static inline embd_result embd_b64_encode_with(embd_b64_enc_block blk, const voi
   const uint16_t *t = url ? embd_b64_enc_url : embd_b64_enc_std;
   const size_t whole = n - n % 3;
   size_t i = blk ? blk(dst, src, whole, url) : 0;
-  i += embd_b64_enc_scalar(dst + i / 3 * 4, src + i, whole - i, url);
+  if (i < whole) i += embd_b64_enc_scalar(dst + i / 3 * 4, src + i, whole - i, url);
   if (n > whole) {
     char *d = dst + whole / 3 * 4;
     const uint32_t w = (uint32_t)src[whole] << 16 | (n - whole > 1 ? (uint32_t)src[whole + 1] << 8 : 0);

@@ -86,7 +86,8 @@ static const struct embd_impl_desc bswap32_impls[] = {
 /* base64: one list per direction, the same implementations. */
 #define B64_IMPLS(dir)                                                                      \
   {"scalar", EMBD_TIER_SCALAR, 0, {FN(embd_base64_##dir##_scalar)}, 1},                       \
-  B64_SSE42(dir) B64_AVX2(dir) B64_AVX512(dir) B64_NEON_SIMDE(dir) B64_NEON(dir)
+  B64_SSE42(dir) B64_AVX2(dir) B64_AVX512(dir) B64_AVX512_SIMDE(dir) B64_NEON_SIMDE(dir) \
+      B64_NEON(dir)
 #if defined(EMBD_HAVE_X86_SSE42)
 #define B64_SSE42(dir) {"sse42", EMBD_TIER_SSE42, 0, {FN(embd_base64_##dir##_sse42)}, 1},
 #else
@@ -102,6 +103,15 @@ static const struct embd_impl_desc bswap32_impls[] = {
   {"avx512-vbmi", EMBD_TIER_AVX512, 0, {FN(embd_base64_##dir##_avx512)}, 1},
 #else
 #define B64_AVX512(dir)
+#endif
+#if defined(EMBD_HAVE_B64_AVX512_SIMDE)
+/* The avx512 kernels' source through simde's AVX-512 emulation, built with the avx2
+ * family's flags: tier avx2, never picked. For the tests on CPUs without AVX-512
+ * (base64_avx512_simde.c). */
+#define B64_AVX512_SIMDE(dir) \
+  {"avx512-simde", EMBD_TIER_AVX2, 0, {FN(embd_base64_##dir##_avx512simde)}, 0},
+#else
+#define B64_AVX512_SIMDE(dir)
 #endif
 #if defined(EMBD_HAVE_NEON_SIMDE)
 #define B64_NEON_SIMDE(dir) \

@@ -26,6 +26,12 @@
 
 #include "base64_driver.h"
 
+/* The functions' names: embd_base64_{decode,encode}_avx512, or _<B64_ISA> when another
+ * file compiles this one (base64_avx512_simde.c). */
+#ifndef B64_ISA
+#define B64_ISA avx512
+#endif
+
 /* Decode tables for ASCII 0..127: 6-bit value, or 0x80 outside the alphabet. `p` and `s`
  * are the positions of the 62 and 63 characters: 0x2B '+' 0x2F '/' or 0x2D '-' 0x5F '_'. */
 #define X_ 0x80
@@ -89,7 +95,8 @@ static inline __mmask64 b64_low_mask(size_t k) { return (__mmask64)((1ull << k) 
 
 /* 64 characters -> 16 dwords (a << 18 | b << 12 | c << 6 | d); *bad gets bit 7 set in
  * the bytes holding a character outside the alphabet. */
-static inline __m512i b64_dec_values(__m512i in, __m512i lo, __m512i hi, __m512i *bad) {
+#define B64_AVX512_INLINE static inline __attribute__((always_inline))
+B64_AVX512_INLINE __m512i b64_dec_values(__m512i in, __m512i lo, __m512i hi, __m512i *bad) {
   const __m512i v = _mm512_permutex2var_epi8(lo, in, hi);
   *bad = _mm512_or_si512(in, v);
   const __m512i w = _mm512_maddubs_epi16(v, _mm512_set1_epi32(0x01400140));
@@ -142,8 +149,10 @@ static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {
   return i;
 }
 
-/* 48 input bytes (in the low 48 lanes) -> 64 characters. */
-static inline __m512i b64_enc_chars(__m512i in, __m512i spread, __m512i alpha) {
+/* 48 input bytes (in the low 48 lanes) -> 64 characters. (Both helpers are always
+ * inlined: the simde build, base64_avx512_simde.c, would otherwise pass zmm-sized vectors
+ * between functions compiled without AVX-512.) */
+B64_AVX512_INLINE __m512i b64_enc_chars(__m512i in, __m512i spread, __m512i alpha) {
   const __m512i s = _mm512_permutexvar_epi8(spread, in);
   const __m512i f = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x3036242A1016040All), s);
   return _mm512_permutexvar_epi8(f, alpha);
@@ -173,4 +182,6 @@ static size_t enc_block(char *dst, const uint8_t *src, size_t n, int url) {
   return i;
 }
 
-EMBD_B64_DEFINE_IMPL(avx512, dec_block, enc_block)
+/* one expansion step more, so that B64_ISA is replaced before the names are pasted */
+#define B64_DEFINE_IMPL_(isa) EMBD_B64_DEFINE_IMPL(isa, dec_block, enc_block)
+B64_DEFINE_IMPL_(B64_ISA)

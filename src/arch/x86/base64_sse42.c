@@ -3,16 +3,16 @@
  * Contract: src/core/base64_driver.h.
  *
  * Decode, 16 characters -> 12 bytes per block:
- *   validation: two pshufb lookups of class bit masks, lob by low nibble (straight from
- *     the character: pshufb gives 0 for bytes >= 0x80) and hib by high nibble; a character
- *     is outside the alphabet iff hib & ~lob is non-zero (ptest's carry flag);
- *   translation: pshufb of an offset table indexed by hi + lob, whose low bits tell '/'
- *     from '+' ('_' from 'P'..'Z') without a compare (the tables: base64_x86_luts.h,
- *     found and checked on all 256 bytes by scripts/gen_base64_x86_luts.py);
+ *   validation and translation: two pshufb lookups, by low nibble (straight from the
+ *     character: pshufb gives 0 for bytes >= 0x80) and by high nibble, added: the sum is
+ *     in 0..15 exactly for the characters of the alphabet (a character is outside it
+ *     iff sum & 0xf0 is non-zero: ptest against 0xf0) and is then the index of its
+ *     offset in a third table, by pshufb (the tables: base64_x86_luts.h, found and
+ *     checked on all 256 bytes by scripts/gen_base64_x86_luts.py);
  *   packing: pmaddubsw (a * 64 + b, c * 64 + d), pmaddwd (into 24 bits per dword),
  *     pshufb compaction of 4 x 3 bytes into the low 12.
- * Four blocks per iteration, each stored at once (16-byte stores, 12 useful), their error
- * masks ORed and tested once per group; a group holding a bad character returns at its
+ * Four blocks per iteration, each stored at once (16-byte stores, 12 useful), their sums
+ * ORed and tested once per group; a group holding a bad character returns at its
  * start and the driver's scalar loop takes over there. The groups run only while the last
  * store ends inside dst[0 .. n / 4 * 3); the last blocks store exactly 8 + 4 bytes, the
  * very last being the one that ends at n (overlapping characters already decoded,
