@@ -208,6 +208,8 @@ EMBD_B64_DECLARE(avx2)
 #endif
 #if defined(EMBD_HAVE_X86_AVX512)
 EMBD_B64_DECLARE(avx512)
+#endif
+#if defined(EMBD_HAVE_B64_AVX512_SIMDE)
 EMBD_B64_DECLARE(avx512simde) /* base64_avx512.c through simde, AVX2 code */
 #endif
 #if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)

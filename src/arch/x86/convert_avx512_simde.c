@@ -9,12 +9,8 @@
  * below supply them, element by element, and the half conversions through two F16C
  * ymm conversions (per element the same operation as the zmm form; only the width
  * differs). */
-#define SIMDE_ENABLE_NATIVE_ALIASES
-#include <simde/x86/avx512.h>
+#include "simde_avx512_shims.h"
 #include <simde/x86/f16c.h>
-#include <stdint.h>
-
-#define SHIM static inline __attribute__((always_inline))
 
 SHIM simde__m512 shim_mm512_cvtph_ps(simde__m256i h) {
   simde__m256 lo = simde_mm256_cvtph_ps(simde_mm256_castsi256_si128(h));

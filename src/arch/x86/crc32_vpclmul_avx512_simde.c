@@ -5,25 +5,10 @@
  * so that tests/test_crc32.c runs the avx512 kernel's own logic (block layouts, masked
  * heads and tails, the CRC placed inside a block, the short-message pieces) on machines
  * without AVX-512, this project's CI included; it does not test the zmm instructions
- * themselves. simde 0.7.4 lacks the three shimmed below. */
-/* simde's 512-bit type is a vector type here, and clang notes that passing one without
- * AVX-512 changes the ABI: every such function is static in this file, so no ABI is
- * crossed. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-#define SIMDE_ENABLE_NATIVE_ALIASES
-#include <simde/x86/avx512.h>
+ * themselves. simde 0.7.4 lacks the byte-masked load (simde_avx512_shims.h) and the two
+ * below. */
+#include "simde_avx512_shims.h"
 #include <simde/x86/clmul.h>
-#include <stdint.h>
-
-/* Byte by byte, touching only the bytes the mask selects: the kernel relies on AVX-512
- * fault suppression to load blocks that start before the buffer or end after it, and a
- * full load with a blend would read there (the guard-page test would fault). */
-static inline simde__m512i shim_mm512_maskz_loadu_epi8(uint64_t k, const void *p) {
-  uint8_t v[64];
-  const volatile uint8_t *b = (const volatile uint8_t *)p;
-  for (int i = 0; i < 64; i++) v[i] = (k >> i) & 1 ? b[i] : 0;
-  return simde_mm512_loadu_si512(v);
-}
 
 /* simde 0.7.4 maps its _mm512_clmulepi64_epi128 to the native zmm instruction whenever
  * VPCLMULQDQ is enabled, AVX-512 or not: two ymm multiplies instead. */
@@ -37,7 +22,6 @@ static inline simde__m512i shim_mm512_maskz_loadu_epi8(uint64_t k, const void *p
                                simde_mm512_extracti64x4_epi64(b, 1), imm),                 \
       1)
 
-#define _mm512_maskz_loadu_epi8 shim_mm512_maskz_loadu_epi8
 #define _mm512_zextsi128_si512(a) simde_mm512_inserti32x4(simde_mm512_setzero_si512(), a, 0)
 
 #define EMBD_CRC32_AVX512_FN embd_crc32_vpclmul_avx512_simde
