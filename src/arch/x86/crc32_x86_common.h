@@ -72,17 +72,11 @@ static inline __m128i embd_crc32_x86_ky(size_t d) {
   return _mm_loadu_si128((const __m128i *)(const void *)EMBD_CRC32_FOLD_Y(d));
 }
 
-/* &EMBD_CRC32_FOLD_Y(d) for 0 <= d < EMBD_CRC32_FOLD_BY_N, the same layout as below. */
-static inline const uint64_t *embd_crc32_x86_kaddr_y(size_t d) {
-  return (const uint64_t *)(const void *)((const uint8_t *)embd_crc32_fold_y +
-                                          257 * (d & 15) + 240 - d);
-}
-
-/* &EMBD_CRC32_FOLD_BY(d) for 1 <= d < EMBD_CRC32_FOLD_BY_N, computed as
+/* &EMBD_CRC32_FOLD_Y(d) for 0 <= d < EMBD_CRC32_FOLD_BY_N, computed as
  * 16 * (16 * (d % 16) + 15 - d / 16) = 257 * (d % 16) + 240 - d bytes into the table:
  * three instructions where the compiler makes ten of the row and column form. */
-static inline const uint64_t *embd_crc32_x86_kaddr(size_t d) {
-  return (const uint64_t *)(const void *)((const uint8_t *)embd_crc32_fold_by +
+static inline const uint64_t *embd_crc32_x86_kaddr_y(size_t d) {
+  return (const uint64_t *)(const void *)((const uint8_t *)embd_crc32_fold_y +
                                           257 * (d & 15) + 240 - d);
 }
 
