@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "convert_kernel.h"
+#include "convert_e4m3_x86.h"
 
 #define CVT_ISA avx2
 #define CVT_END() _mm256_zeroupper()
@@ -65,20 +66,10 @@ AI void e5m2_block(float *d, const uint8_t *s) {
 
 CVT_DECODE(e5m2, 16, 1, CVT_ONE, e5m2_block, (), ())
 
-/* e4m3fn through F16C: (b & 0x7f) << 7 with the sign at bit 15 is a binary16 whose value
- * is the e4m3 value times 2^-8, subnormals included (e4m3's bias is 7, binary16's 15;
- * an e4m3 subnormal m * 2^-9 becomes the half subnormal m * 2^-17). vcvtph2ps makes it a
- * float32 exactly and a multiply by 256 restores the scale, exactly too (a power of two,
- * every result a normal float: MXCSR's rounding, DAZ and FTZ never matter). S.1111.111,
- * the only NaN, would be 480: it becomes the half quiet NaN of its sign first, which
- * vcvtph2ps and the multiply keep as 0x7fc00000 with the sign, the reference's NaN. */
+/* e4m3fn through F16C: a binary16 scaled by 2^-8 (convert_e4m3_x86.h, which says why
+ * it is exact), vcvtph2ps, times 256. */
 AI void e4m3_block(float *d, const uint8_t *s) {
-  const __m256i b = _mm256_cvtepu8_epi16(LD128(s));
-  const __m256i sign = _mm256_slli_epi16(_mm256_and_si256(b, _mm256_set1_epi16(0x80)), 8);
-  const __m256i mag = _mm256_and_si256(b, _mm256_set1_epi16(0x7f));
-  __m256i h = _mm256_or_si256(sign, _mm256_slli_epi16(mag, 7));
-  const __m256i nan = _mm256_cmpeq_epi16(mag, _mm256_set1_epi16(0x7f));
-  h = _mm256_blendv_epi8(h, _mm256_or_si256(sign, _mm256_set1_epi16(0x7e00)), nan);
+  const __m256i h = e4m3_half_256(LD128(s));
   const __m256 scale = _mm256_set1_ps(256.0f);
   _mm256_storeu_ps(d, _mm256_mul_ps(_mm256_cvtph_ps(_mm256_castsi256_si128(h)), scale));
   _mm256_storeu_ps(d + 8, _mm256_mul_ps(_mm256_cvtph_ps(_mm256_extracti128_si256(h, 1)), scale));

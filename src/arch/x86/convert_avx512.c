@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "convert_kernel.h"
+#include "convert_e4m3_x86.h"
 
 /* The functions' names: embd_<kind>_avx512, or embd_<kind>_<CVT_ISA> when another file
  * includes this one (convert_avx512_simde.c: the same code through simde). */
@@ -59,15 +60,10 @@ AI void e5m2_block(float *d, const uint8_t *s) {
 
 CVT_DECODE(e5m2, 16, 1, CVT_ONE, e5m2_block, (), ())
 
-/* e4m3fn as a binary16 scaled by 2^-8 (a shift; its one NaN made the half quiet NaN of
- * its sign), vcvtph2ps, times 256: exact. See convert_avx2.c (e4m3_block). */
+/* e4m3fn as a binary16 scaled by 2^-8 (convert_e4m3_x86.h, which says why it is
+ * exact), vcvtph2ps, times 256. */
 AI void e4m3_block(float *d, const uint8_t *s) {
-  const __m256i b = _mm256_cvtepu8_epi16(LD128(s));
-  const __m256i sign = _mm256_slli_epi16(_mm256_and_si256(b, _mm256_set1_epi16(0x80)), 8);
-  const __m256i mag = _mm256_and_si256(b, _mm256_set1_epi16(0x7f));
-  __m256i h = _mm256_or_si256(sign, _mm256_slli_epi16(mag, 7));
-  const __m256i nan = _mm256_cmpeq_epi16(mag, _mm256_set1_epi16(0x7f));
-  h = _mm256_blendv_epi8(h, _mm256_or_si256(sign, _mm256_set1_epi16(0x7e00)), nan);
+  const __m256i h = e4m3_half_256(LD128(s));
   _mm512_storeu_ps(d, _mm512_mul_ps(_mm512_cvtph_ps(h), _mm512_set1_ps(256.0f)));
 }
 
