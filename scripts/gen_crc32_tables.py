@@ -40,9 +40,11 @@ qword's low half. Read generally, a 64-bit operand whose last byte is E bytes
 before the message end enters y multiplied by bitrev32(x^(8E+31) mod G) (E = 8:
 x^95; E = 0: 1, the shift). So a 16-byte chunk D bytes before the end can be
 folded straight into y with the pair { x^(8D+95), x^(8D+31) } mod G in that
-form (embd_crc32_fold_y, D = 0..255; D = 0 is the first step itself): every
+form (embd_crc32_fold_y, D = 0..511; D = 0 is the first step itself): every
 chunk of a short message, the last one included, goes into y in one parallel
-step and only Barrett's two dependent multiplies follow (fold_y_crc() checks it).
+step and only Barrett's two dependent multiplies follow (self_test_fold_y() checks
+it). The AVX-512 kernel also ends its long loop that way: its four accumulators,
+the blocks after them and a partial last block lie within 511 bytes of the end.
 """
 import random
 import sys
@@ -264,7 +266,7 @@ def self_test_fold_y():
     m64 = 2**64 - 1
     if fold_y_consts(0) != (BARRETT_X95, 1):
         sys.exit("fold_y self-test failed: distance 0 is not the Barrett first step")
-    for n in list(range(16, 16 * 17, 16)) * 8:
+    for n in list(range(16, 16 * (FOLD_Y_N // 16 + 1), 16)) * 4:
         msg = bytes(rng.getrandbits(8) for _ in range(n))
         init = rng.getrandbits(32)
         m = bytearray(msg)
@@ -289,6 +291,7 @@ def self_test_barrett():
 
 
 FOLD_BY_N = 256
+FOLD_Y_N = 512
 
 
 def main():
@@ -348,19 +351,21 @@ def main():
     w("EMBD_CRC32_TABLE_DECL const uint64_t embd_crc32_fold_by[16][16][2];")
     w("#define EMBD_CRC32_FOLD_BY(d) (embd_crc32_fold_by[(d) & 15][15 - ((d) >> 4)])")
     w("")
-    w("/* The same layout for d = 0..255, multipliers into the Barrett frame (see the script):")
+    w(f"/* The same layout for d = 0..{FOLD_Y_N - 1} (embd_crc32_fold_y[d % 16][{FOLD_Y_N // 16 - 1} - d / 16]),")
+    w(" * multipliers into the Barrett frame (see the script):")
     w(" * { x^(8d+95), x^(8d+31) } mod G, 32-bit reflected in the qwords' low halves. A")
     w(" * 16-byte chunk d bytes before the end folded with these is ready for Barrett's two")
     w(" * multiplies; d = 0 is { x^95, 1 }, Barrett's own first step. */")
-    w("EMBD_CRC32_TABLE_DECL const uint64_t embd_crc32_fold_y[16][16][2];")
-    w("#define EMBD_CRC32_FOLD_Y(d) (embd_crc32_fold_y[(d) & 15][15 - ((d) >> 4)])")
+    w(f"#define EMBD_CRC32_FOLD_Y_N {FOLD_Y_N}")
+    w(f"EMBD_CRC32_TABLE_DECL const uint64_t embd_crc32_fold_y[16][{FOLD_Y_N // 16}][2];")
+    w(f"#define EMBD_CRC32_FOLD_Y(d) (embd_crc32_fold_y[(d) & 15][{FOLD_Y_N // 16 - 1} - ((d) >> 4)])")
     w("")
     w("#ifdef EMBD_CRC32_TABLES_DEFINE")
-    w("const uint64_t embd_crc32_fold_y[16][16][2] = {")
+    w(f"const uint64_t embd_crc32_fold_y[16][{FOLD_Y_N // 16}][2] = {{")
     for r in range(16):
         w("  {")
-        for j in range(16):
-            d = r + 16 * (15 - j)
+        for j in range(FOLD_Y_N // 16):
+            d = r + 16 * (FOLD_Y_N // 16 - 1 - j)
             klo, khi = fold_y_consts(d)
             w(f"    {{UINT64_C(0x{klo:016x}), UINT64_C(0x{khi:016x})}}, /* {d} */")
         w("  },")

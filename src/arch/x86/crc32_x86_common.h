@@ -44,40 +44,20 @@ static inline uint32_t embd_crc32_x86_finish_barrett(__m128i r) {
   return embd_crc32_x86_finish_y(embd_crc32_x86_to_y(r));
 }
 
-/* The same with sixteen independent table loads and no multiplies (~50 instructions):
- * the AVX-512 kernel's finish from 256 bytes up, where the multiplier is its bottleneck
- * (measured on Zen 4). The 128/256-bit kernels finish with Barrett: three dependent
- * multiplies are shorter than the table step's chain on Zen 3. */
-static inline uint32_t embd_crc32_x86_finish(__m128i r) {
-  /* From general registers rather than a store and byte reloads: vector-to-byte store
-   * forwarding adds latency that the 64-byte case feels. */
-  uint64_t lo = (uint64_t)_mm_cvtsi128_si64(r);
-  uint64_t hi = (uint64_t)_mm_extract_epi64(r, 1);
-  const uint32_t(*t)[256] = embd_crc32_slice;
-  return t[15][lo & 0xFF] ^ t[14][(lo >> 8) & 0xFF] ^ t[13][(lo >> 16) & 0xFF] ^
-         t[12][(lo >> 24) & 0xFF] ^ t[11][(lo >> 32) & 0xFF] ^ t[10][(lo >> 40) & 0xFF] ^
-         t[9][(lo >> 48) & 0xFF] ^ t[8][lo >> 56] ^ t[7][hi & 0xFF] ^ t[6][(hi >> 8) & 0xFF] ^
-         t[5][(hi >> 16) & 0xFF] ^ t[4][(hi >> 24) & 0xFF] ^ t[3][(hi >> 32) & 0xFF] ^
-         t[2][(hi >> 40) & 0xFF] ^ t[1][(hi >> 48) & 0xFF] ^ t[0][hi >> 56];
-}
-
-/* The multipliers that move a 16-byte lane `d` bytes forward (1 <= d < EMBD_CRC32_FOLD_BY_N). */
-static inline __m128i embd_crc32_x86_kby(size_t d) {
-  return _mm_loadu_si128((const __m128i *)(const void *)EMBD_CRC32_FOLD_BY(d));
-}
-
 /* The multipliers that fold a 16-byte chunk `d` bytes before the end into the Barrett
- * frame (0 <= d < EMBD_CRC32_FOLD_BY_N). */
+ * frame (0 <= d < EMBD_CRC32_FOLD_Y_N). */
 static inline __m128i embd_crc32_x86_ky(size_t d) {
   return _mm_loadu_si128((const __m128i *)(const void *)EMBD_CRC32_FOLD_Y(d));
 }
 
-/* &EMBD_CRC32_FOLD_Y(d) for 0 <= d < EMBD_CRC32_FOLD_BY_N, computed as
- * 16 * (16 * (d % 16) + 15 - d / 16) = 257 * (d % 16) + 240 - d bytes into the table:
- * three instructions where the compiler makes ten of the row and column form. */
+/* &EMBD_CRC32_FOLD_Y(d) for 0 <= d < EMBD_CRC32_FOLD_Y_N (512), computed as
+ * 16 * (32 * (d % 16) + 31 - d / 16) = 513 * (d % 16) + 496 - d bytes into the table:
+ * three instructions where the compiler makes ten of the row and column form. The
+ * entries for d - 16, d - 32, ... follow the one for d, so one 64-byte load from here
+ * gives the multipliers of a zmm whose last lane is d - 48 bytes before the end. */
 static inline const uint64_t *embd_crc32_x86_kaddr_y(size_t d) {
   return (const uint64_t *)(const void *)((const uint8_t *)embd_crc32_fold_y +
-                                          257 * (d & 15) + 240 - d);
+                                          513 * (d & 15) + 496 - d);
 }
 
 /* The last 16 bytes before `end` with all but the last `keep` (1..16) zeroed: the part of
