@@ -13,6 +13,14 @@
 #else
 #define EMBD_CRC32_TABLE_DECL extern
 #endif
+/* The folding tables start on a cache line: the AVX-512 kernel loads 64 bytes of
+ * multipliers per block, and a table only 32-byte aligned by the linker's choice split
+ * every one of those loads across two lines. */
+#if defined(__GNUC__)
+#define EMBD_CRC32_LINE_ALIGNED __attribute__((aligned(64)))
+#else
+#define EMBD_CRC32_LINE_ALIGNED
+#endif
 
 /* embd_crc32_slice[k][b]: CRC_raw of byte b followed by k zero bytes. */
 EMBD_CRC32_TABLE_DECL const uint32_t embd_crc32_slice[16][256];
@@ -72,7 +80,7 @@ EMBD_CRC32_TABLE_DECL const uint64_t embd_crc32_fold_y[16][32][2];
 #define EMBD_CRC32_FOLD_Y(d) (embd_crc32_fold_y[(d) & 15][31 - ((d) >> 4)])
 
 #ifdef EMBD_CRC32_TABLES_DEFINE
-const uint64_t embd_crc32_fold_y[16][32][2] = {
+EMBD_CRC32_LINE_ALIGNED const uint64_t embd_crc32_fold_y[16][32][2] = {
   {
     {UINT64_C(0x000000000c30f51d), UINT64_C(0x00000000398e2ff2)}, /* 496 */
     {UINT64_C(0x00000000145575d5), UINT64_C(0x00000000c2dcc467)}, /* 480 */
@@ -619,7 +627,7 @@ const uint64_t embd_crc32_fold_y[16][32][2] = {
   },
 };
 
-const uint64_t embd_crc32_fold_by[16][16][2] = {
+EMBD_CRC32_LINE_ALIGNED const uint64_t embd_crc32_fold_by[16][16][2] = {
   {
     {UINT64_C(0x27d0443c00000000), UINT64_C(0xc4d49c3900000000)}, /* 240 */
     {UINT64_C(0x8f739cb400000000), UINT64_C(0xd63a56a600000000)}, /* 224 */
