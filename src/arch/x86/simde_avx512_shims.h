@@ -35,15 +35,7 @@ SHIM void shim_mm512_mask_storeu_epi8(void *p, uint64_t k, simde__m512i a) {
     if (k >> i & 1) d[i] = v[i];
 }
 
-SHIM simde__m256i shim_mm256_maskz_loadu_epi8(uint32_t k, const void *p) {
-  const uint8_t *s = (const uint8_t *)p;
-  uint8_t v[32];
-  for (int i = 0; i < 32; i++) v[i] = (k >> i & 1) ? s[i] : 0;
-  return simde_mm256_loadu_si256(v);
-}
-
 #define _mm512_maskz_loadu_epi8 shim_mm512_maskz_loadu_epi8
-#define _mm256_maskz_loadu_epi8 shim_mm256_maskz_loadu_epi8
 #define _mm512_mask_storeu_epi8 shim_mm512_mask_storeu_epi8
 
 #endif
