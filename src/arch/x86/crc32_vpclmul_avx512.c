@@ -74,7 +74,8 @@ AVX512_INLINE uint32_t lanes_to_y(__m512i y) {
       _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
 }
 
-/* 16..511 bytes as nb = ceil(len / 64) blocks that end at the end, the first one loaded
+/* 65..511 bytes (65..67 arrive as 64, after the table bytes) as nb = ceil(len / 64)
+ * blocks that end at the end, the first one loaded
  * with the `k` = 64 nb - len bytes before the start masked to zero and the inverted CRC
  * XORed in at byte k (so k <= 60), every 16-byte lane folded straight to the end in one
  * step (the AVX2 kernel's short path, crc32_pclmul_template.h): all the multiplies are
@@ -140,25 +141,27 @@ uint32_t EMBD_CRC32_AVX512_FN(uint32_t crc, const void *buf, size_t len) {
   }
   uintptr_t q, full_end;
   if (len < EMBD_AVX512_END_ALIGNED_BELOW && k <= 60) {
-    /* The blocks end at the end (see the top of the file). At 64 bytes and offset 16
-     * the aligned layout with its tail fold took 10.9 ns against 7.7 ns. */
+    /* The blocks end at the end (see the top of the file). When this path began at 64
+     * bytes, the aligned layout with its tail fold took 10.9 ns there (offset 16)
+     * against 7.7 ns. */
     q = end - ((len + 63) & ~(size_t)63);
     full_end = end;
   } else {
     k = (unsigned)((uintptr_t)p & 63);
     if (k > 60) {
       /* The CRC would straddle two blocks: take the 1..3 bytes up to the boundary by
-       * table instead (at least 61 bytes remain). */
+       * table instead (at least 509 bytes remain). */
       x = embd_crc32_raw_bytes(x, p, 64 - k);
       len -= 64 - k;
       p += 64 - k;
       k = 0;
-      if (len < 64) return ~crc_head(x, p, len);
     }
     q = (uintptr_t)p - k;                  /* aligned */
     full_end = end & ~(uintptr_t)63;       /* end of the last full aligned block */
   }
-  size_t nblocks = (full_end - q) / 64;    /* >= 3 */
+  /* From 509 bytes on: at least 7 blocks (8 end-aligned), so the four accumulators below
+   * always fill. */
+  size_t nblocks = (full_end - q) / 64;
   const size_t tail = end - full_end;      /* 0..63 bytes after the last whole block */
 
   __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(q)), crc_at(x, k));
@@ -176,29 +179,24 @@ uint32_t EMBD_CRC32_AVX512_FN(uint32_t crc, const void *buf, size_t len) {
    * here is tail + 48 + 64 m (m blocks before the last whole one): one row of the table,
    * 64 bytes earlier per block further from the end, so one address serves them all. */
   const uint64_t *kb = embd_crc32_x86_kaddr_y(tail + 48);
-  __m512i y;
-  if (nblocks >= NACC - 1) {
-    const __m512i kmain = bcast(EMBD_K128(256));
-    __m512i a0 = v;
-    __m512i a1 = _mm512_loadu_si512(addr(q));
-    __m512i a2 = _mm512_loadu_si512(addr(q + 64));
-    __m512i a3 = _mm512_loadu_si512(addr(q + 128));
-    q += 192;
-    nblocks -= 3;
-    while (nblocks >= NACC) {
-      a0 = fold512(a0, kmain, _mm512_loadu_si512(addr(q)));
-      a1 = fold512(a1, kmain, _mm512_loadu_si512(addr(q + 64)));
-      a2 = fold512(a2, kmain, _mm512_loadu_si512(addr(q + 128)));
-      a3 = fold512(a3, kmain, _mm512_loadu_si512(addr(q + 192)));
-      q += 256;
-      nblocks -= NACC;
-    }
-    const uint64_t *k3 = kb - 8 * nblocks; /* a3's */
-    y = _mm512_xor_si512(fold_yk(a3, k3), fold_yk(a2, k3 - 8));
-    y = _mm512_ternarylogic_epi64(y, fold_yk(a1, k3 - 16), fold_yk(a0, k3 - 24), 0x96);
-  } else {
-    y = fold_yk(v, kb - 8 * nblocks);
+  const __m512i kmain = bcast(EMBD_K128(256));
+  __m512i a0 = v;
+  __m512i a1 = _mm512_loadu_si512(addr(q));
+  __m512i a2 = _mm512_loadu_si512(addr(q + 64));
+  __m512i a3 = _mm512_loadu_si512(addr(q + 128));
+  q += 192;
+  nblocks -= 3;
+  while (nblocks >= NACC) {
+    a0 = fold512(a0, kmain, _mm512_loadu_si512(addr(q)));
+    a1 = fold512(a1, kmain, _mm512_loadu_si512(addr(q + 64)));
+    a2 = fold512(a2, kmain, _mm512_loadu_si512(addr(q + 128)));
+    a3 = fold512(a3, kmain, _mm512_loadu_si512(addr(q + 192)));
+    q += 256;
+    nblocks -= NACC;
   }
+  const uint64_t *k3 = kb - 8 * nblocks; /* a3's */
+  __m512i y = _mm512_xor_si512(fold_yk(a3, k3), fold_yk(a2, k3 - 8));
+  y = _mm512_ternarylogic_epi64(y, fold_yk(a1, k3 - 16), fold_yk(a0, k3 - 24), 0x96);
   for (size_t j = 0; j < nblocks; j++)
     y = _mm512_xor_si512(y, fold_yk(_mm512_loadu_si512(addr(q + 64 * j)),
                                     kb - 8 * (nblocks - 1 - j)));
