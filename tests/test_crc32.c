@@ -162,11 +162,12 @@ static void test_dispatch_matches_env(void **state) {
  * each len % 16 its masked last chunk and its row of multipliers), at 128 / 256 (the
  * 8-accumulator loops, whose remainder of 0..127 / 0..255 bytes reuses the short-message
  * code with every multiplier distance up to 255: all of them are seen below 512), at
- * 64 and 256 for avx512 (below 256 one straight-line piece per block count 1..4, each
- * from every start alignment, 1..3 leading bytes by table when len % 64 is 1..3), and avx512 enters its
- * aligned 4-accumulator loop at 8 blocks and iterates again at 12 (768 + up to 63
- * alignment); 1088 = 17 x 64 covers two iterations of every main loop from every
- * alignment, plus every tail length. Above the floor each length still runs at offsets
+ * 64 and 512 for avx512 (16..64 one masked register with per-length multipliers, 65..511
+ * one straight-line piece per block count 2..8 with the CRC as a term of its own, each
+ * from every start alignment; from 512 the 4-accumulator loop, which takes 1..3 leading
+ * bytes by table when an aligned start would put the CRC across two blocks);
+ * 1088 = 17 x 64 covers two iterations of every main loop from every alignment, plus
+ * every tail length. Above the floor each length still runs at offsets
  * len % 64 and (len * 37 + 11) % 64, so every length and every offset is still seen.
  *
  * The references do not cost a naive pass per call: for a fixed start offset the

@@ -67,34 +67,46 @@ AVX512_INLINE __m512i fold_y(__m512i z, size_t d) {
   return fold_yk(z, embd_crc32_x86_kaddr_y(d));
 }
 
-/* The CRC (not inverted) from the Barrett-frame terms of 4 lanes. */
+/* The CRC (not inverted) from the Barrett-frame terms of 4 lanes and one more term `t`. */
+AVX512_INLINE uint32_t lanes_to_y_plus(__m512i y, __m128i t) {
+  __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(y), _mm512_extracti64x4_epi64(y, 1));
+  return embd_crc32_x86_finish_y(_mm_ternarylogic_epi64(
+      _mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1), t, 0x96));
+}
+
+/* The same without the extra term. */
 AVX512_INLINE uint32_t lanes_to_y(__m512i y) {
   __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(y), _mm512_extracti64x4_epi64(y, 1));
   return embd_crc32_x86_finish_y(
       _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
 }
 
-/* 65..511 bytes (65..67 arrive as 64, after the table bytes) as nb = ceil(len / 64)
- * blocks that end at the end, the first one loaded
- * with the `k` = 64 nb - len bytes before the start masked to zero and the inverted CRC
- * XORed in at byte k (so k <= 60), every 16-byte lane folded straight to the end in one
- * step (the AVX2 kernel's short path, crc32_pclmul_template.h): all the multiplies are
- * independent, so the latency is one fold, the lane reduction and the Barrett finish
- * whatever nb is (a chain of 64-byte folds added a multiply per block). Block j's
- * lanes are 64 (nb - 1 - j) + 48, + 32, + 16, + 0 bytes from the end: four consecutive
- * multiplier pairs of embd_crc32_fold_y, one load, and they go straight into the Barrett
- * frame, so only Barrett's two dependent multiplies follow. nb is a constant in each
- * caller, so each block count is straight-line code. */
+/* 65..511 bytes as nb = ceil(len / 64) blocks that end at the end, the first one loaded
+ * with the 64 nb - len bytes before the start masked to zero, every 16-byte lane folded
+ * straight to the end in one step (the AVX2 kernel's short path,
+ * crc32_pclmul_template.h): all the multiplies are independent, so the latency is one
+ * fold, the lane reduction and the Barrett finish whatever nb is (a chain of 64-byte
+ * folds added a multiply per block). Block j's lanes are 64 (nb - 1 - j) + 48, + 32,
+ * + 16, + 0 bytes from the end: four consecutive multiplier pairs of embd_crc32_fold_y,
+ * one load, and they go straight into the Barrett frame, so only Barrett's two dependent
+ * multiplies follow. The inverted CRC is a term of its own: the 16-byte lane [x, 0, 0, 0]
+ * that the message's first 16 bytes occupy, len - 16 bytes from the end, one multiply of
+ * its low half, added before Barrett. Placed into the first block at byte 64 nb - len
+ * instead, as before, it needed a broadcast, a subtract and a vpermb (three port-5 uops
+ * on Intel, on the CRC's own chain), and the lengths that would have put it across two
+ * blocks took 1..3 bytes by table first. nb is a constant in each caller, so each block
+ * count is straight-line code. */
 AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const unsigned nb) {
   const unsigned k = 64 * nb - (unsigned)len;
   const uintptr_t q = end - 64 * nb;
-  __m512i z = _mm512_xor_si512(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(q)),
-                               crc_at(x, k));
-  __m512i acc = fold_y(z, 64 * (nb - 1) + 48);
+  const __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)x),
+                                         embd_crc32_x86_ky(len - 16), 0x00);
+  __m512i acc = fold_y(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(q)),
+                       64 * (nb - 1) + 48);
   for (unsigned j = 1; j < nb; j++)
     acc = _mm512_xor_si512(acc,
-                           fold_y(_mm512_loadu_si512(addr(q + 64 * j)), 64 * (nb - 1 - j) + 48));
-  return lanes_to_y(acc);
+                           fold_y(_mm512_loadu_si512(addr(q + 64 * j)), 64 * (nb - 1) + 48 - 64 * j));
+  return lanes_to_y_plus(acc, t);
 }
 
 /* 16..64 bytes in one register loaded from the start, zeros after them, the inverted CRC
@@ -122,14 +134,7 @@ uint32_t EMBD_CRC32_AVX512_FN(uint32_t crc, const void *buf, size_t len) {
 
   unsigned k = (unsigned)(-len & 63);
   if (len < 512) {
-    if (k > 60) {
-      /* The CRC would straddle the first two blocks: the first block's 1..3 bytes by
-       * table, then whole blocks. */
-      x = embd_crc32_raw_bytes(x, p, 64 - k);
-      len -= 64 - k;
-    }
     switch ((len + 63) / 64) {
-      case 1: return ~crc_direct(x, end, len, 1); /* 65..67, after the table bytes */
       case 2: return ~crc_direct(x, end, len, 2);
       case 3: return ~crc_direct(x, end, len, 3);
       case 4: return ~crc_direct(x, end, len, 4);
