@@ -226,14 +226,22 @@ static void test_lengths_offsets(void **state) {
  * page (so the start alignment runs through every value mod 64 as the length grows),
  * then starting exactly after one, then a whole page fenced on both sides. Any read of
  * even one byte outside [buf, buf + len) faults. */
+/* The avx512 kernel switches from blocks that end at the end to aligned blocks at
+ * 6 KiB (EMBD_AVX512_END_ALIGNED_BELOW): every length from just below it to five blocks
+ * past it, each at two start alignments, covers the aligned layout's every tail length
+ * (0..63 bytes), block count mod 4 of its loop and leading-byte case. */
+#define DENSE_LO (6144 - 8)
+#define DENSE_HI (6144 + 5 * 64)
 static void test_guard_pages(void **state) {
   (void)state;
   const size_t ps = tu_page();
-  const size_t maxlen = MAXLEN + ps + 64;
+  size_t maxlen = MAXLEN + ps + 64;
+  if (maxlen < DENSE_HI) maxlen = DENSE_HI;
   tu_guard g = {0};
   assert_int_equal(tu_guard_alloc(&g, maxlen), 0);
   tu_fill(&g_rng, g.lo, (size_t)(g.hi - g.lo));
-  for (size_t len = 0; len <= maxlen; len += len < MAXLEN + 16 ? 1 : 7) {
+  for (size_t len = 0; len <= maxlen;
+       len += len < MAXLEN + 16 || (len >= DENSE_LO && len < DENSE_HI) ? 1 : 7) {
     const uint32_t init = tu_u32(&g_rng);
     const uint8_t *end_at_guard = g.hi - len;
     const uint8_t *start_at_guard = g.lo;
