@@ -225,11 +225,11 @@ static void test_lengths_offsets(void **state) {
 /* Every length 0..MAXLEN (and past one page) with the data ending exactly at a PROT_NONE
  * page (so the start alignment runs through every value mod 64 as the length grows),
  * then starting exactly after one, then a whole page fenced on both sides. Any read of
- * even one byte outside [buf, buf + len) faults. */
-/* The avx512 kernel switches from blocks that end at the end to aligned blocks at
- * 6 KiB (EMBD_AVX512_END_ALIGNED_BELOW): every length from just below it to five blocks
- * past it, each at two start alignments, covers the aligned layout's every tail length
- * (0..63 bytes), block count mod 4 of its loop and leading-byte case. */
+ * even one byte outside [buf, buf + len) faults. The avx512 kernel switches from blocks
+ * that end at the end to aligned blocks at 6 KiB (EMBD_AVX512_END_ALIGNED_BELOW, not
+ * visible here): every length from just below it to five blocks past it, each at two
+ * start alignments, covers the aligned layout's every tail length (0..63 bytes), block
+ * count mod 4 of its loop and leading-byte case. */
 #define DENSE_LO (6144 - 8)
 #define DENSE_HI (6144 + 5 * 64)
 static void test_guard_pages(void **state) {

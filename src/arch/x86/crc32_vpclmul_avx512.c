@@ -78,11 +78,7 @@ AVX512_INLINE uint32_t lanes_to_y_plus(__m512i y, __m128i t) {
 }
 
 /* The same without the extra term. */
-AVX512_INLINE uint32_t lanes_to_y(__m512i y) {
-  __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(y), _mm512_extracti64x4_epi64(y, 1));
-  return embd_crc32_x86_finish_y(
-      _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
-}
+AVX512_INLINE uint32_t lanes_to_y(__m512i y) { return lanes_to_y_plus(y, _mm_setzero_si128()); }
 
 /* 65..511 bytes as nb = ceil(len / 64) blocks that end at the end, the first one loaded
  * with the 64 nb - len bytes before the start masked to zero, every 16-byte lane folded
@@ -108,7 +104,7 @@ AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const u
                        64 * (nb - 1) + 48);
   for (unsigned j = 1; j < nb; j++)
     acc = _mm512_xor_si512(acc,
-                           fold_y(_mm512_loadu_si512(addr(q + 64 * j)), 64 * (nb - 1) + 48 - 64 * j));
+                           fold_y(_mm512_loadu_si512(addr(q + 64 * j)), 64 * (nb - 1 - j) + 48));
   return lanes_to_y_plus(acc, t);
 }
 
