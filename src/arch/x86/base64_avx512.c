@@ -17,7 +17,8 @@
  *      and 3 give port 5 three cycles per block, the two multiplies and the check port 0
  *      three. Packing 4 blocks into 3 stores with vpermt2b, as before, cost port 5 six
  *      cycles per 4 blocks where one vpermb each costs four.
- *   The main loop decodes 4 blocks (256 characters) at a time and writes each block as a
+ *   The main loop decodes 4 blocks (256 characters) at a time (from 536 characters on,
+ *   with each group's loads issued a group ahead) and writes each block as a
  *   full 64-byte store, 48 bytes apart: the next store overwrites the 16 spare bytes, and
  *   the loop stops while at least 24 characters (18 bytes) follow its last block, so no
  *   store reaches past dst[0 .. n / 4 * 3). The error bits of the whole loop accumulate
@@ -114,7 +115,28 @@ static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {
   size_t i = 0;
   if (n >= 256 + 24) {
     __m512i e = _mm512_setzero_si512();
-    for (; i + 256 + 24 <= n; i += 256) {
+    if (n >= 512 + 24) {
+      /* Each group's loads are issued a group ahead, before the stores of the one before
+       * it: with the loads after the stores, outputs at some distances from the input
+       * (dst 1,024 bytes past a 4 KiB multiple of src, say) ran 64 KiB 1.13x slower. */
+      __m512i x[4];
+      for (int k = 0; k < 4; k++) x[k] = _mm512_loadu_si512((const void *)(src + 64 * k));
+      for (; i + 512 + 24 <= n; i += 256) {
+        uint8_t *d = dst + i / 4 * 3;
+        for (int k = 0; k < 4; k++) {
+          const __m512i in = x[k];
+          x[k] = _mm512_loadu_si512((const void *)(src + i + 256 + 64 * k));
+          _mm512_storeu_si512((void *)(d + 48 * k),
+                              _mm512_permutexvar_epi8(pack, b64_dec_values(in, lo, hi, &e)));
+        }
+      }
+      uint8_t *d = dst + i / 4 * 3; /* the group loaded last: i + 256 + 24 <= n */
+      for (int k = 0; k < 4; k++)
+        _mm512_storeu_si512((void *)(d + 48 * k),
+                            _mm512_permutexvar_epi8(pack, b64_dec_values(x[k], lo, hi, &e)));
+      i += 256;
+    }
+    for (; i + 256 + 24 <= n; i += 256) { /* 280..535 characters: one group */
       uint8_t *d = dst + i / 4 * 3;
       for (int k = 0; k < 4; k++) {
         const __m512i in = _mm512_loadu_si512((const void *)(src + i + 64 * k));
