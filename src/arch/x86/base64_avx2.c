@@ -5,7 +5,8 @@
  * Decode, 32 characters -> 24 bytes per block: two nibble lookups, added, validate (the
  * sum is in 0..15 exactly for the alphabet) and index an offset table that translates
  * (the tables: base64_x86_luts.h, from scripts/gen_base64_x86_luts.py), vpmaddubsw +
- * vpmaddwd pack, vpshufb to 12 bytes per lane. Four blocks per iteration, each stored as
+ * vpmaddwd pack, vpshufb to 12 bytes per lane. Four blocks per iteration (with two groups
+ * or more, each block's load issued before the block ahead of it is decoded), each stored as
  * soon as decoded (16 bytes per lane, 12 useful: two 16-byte stores measured faster here
  * than vpermd and one 32-byte store), their sums ORed and tested once (a group holding a
  * bad character returns at its start: the scalar loop finds it); the loop runs only while

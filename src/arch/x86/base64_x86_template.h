@@ -119,11 +119,14 @@ B64_INLINE void N_(b64_dec_store_lanes)(uint8_t *d, V p) {
 
 /* One block of the main loop: translated, packed and stored at once; returns its sums,
  * ORed by the caller for the group's single test. */
-B64_INLINE V N_(b64_dec_step)(uint8_t *d, const uint8_t *s, const N_(b64_dec_consts) *k) {
+B64_INLINE V N_(b64_dec_stepv)(uint8_t *d, V x, const N_(b64_dec_consts) *k) {
   V sum;
-  const V v = N_(b64_dec_translate)(VSI(loadu)((const V *)s), k, &sum);
+  const V v = N_(b64_dec_translate)(x, k, &sum);
   N_(b64_dec_store_lanes)(d, N_(b64_dec_pack)(v));
   return sum;
+}
+B64_INLINE V N_(b64_dec_step)(uint8_t *d, const uint8_t *s, const N_(b64_dec_consts) *k) {
+  return N_(b64_dec_stepv)(d, VSI(loadu)((const V *)s), k);
 }
 
 /* The main decode loop: four blocks (4 * W / 8 characters) per iteration, each stored as
@@ -143,6 +146,37 @@ B64_INLINE size_t N_(b64_dec_quads)(uint8_t *dst, const uint8_t *src, size_t n,
   if (n < 4 * BLK + 8) return 0;
   const size_t last = n - (4 * BLK + 8); /* the last start of a group */
   uint8_t *d = dst;
+  if (last >= 4 * BLK) {
+    /* Two groups or more: each block's load is issued before the block ahead of it is
+     * decoded and stored (one register more; a whole group ahead spills here). */
+    V x = VSI(loadu)((const V *)src);
+    for (; i + 4 * BLK <= last; i += 4 * BLK, d += 4 * OUT) {
+      const uint8_t *s = src + i;
+      V y = VSI(loadu)((const V *)(s + BLK));
+      const V e0 = N_(b64_dec_stepv)(d, x, k);
+      x = VSI(loadu)((const V *)(s + 2 * BLK));
+      const V e1 = N_(b64_dec_stepv)(d + OUT, y, k);
+      y = VSI(loadu)((const V *)(s + 3 * BLK));
+      const V e2 = N_(b64_dec_stepv)(d + 2 * OUT, x, k);
+      x = VSI(loadu)((const V *)(s + 4 * BLK));
+      const V e3 = N_(b64_dec_stepv)(d + 3 * OUT, y, k);
+      if (N_(b64_dec_bad)(VSI(or)(VSI(or)(e0, e1), VSI(or)(e2, e3)))) {
+        *bad = 1;
+        return i;
+      }
+    }
+    /* the last group: its first block in x */
+    const uint8_t *s = src + i;
+    const V e0 = N_(b64_dec_stepv)(d, x, k);
+    const V e1 = N_(b64_dec_step)(d + OUT, s + BLK, k);
+    const V e2 = N_(b64_dec_step)(d + 2 * OUT, s + 2 * BLK, k);
+    const V e3 = N_(b64_dec_step)(d + 3 * OUT, s + 3 * BLK, k);
+    if (N_(b64_dec_bad)(VSI(or)(VSI(or)(e0, e1), VSI(or)(e2, e3)))) {
+      *bad = 1;
+      return i;
+    }
+    return i + 4 * BLK;
+  }
   for (; i <= last; i += 4 * BLK, d += 4 * OUT) {
     const uint8_t *s = src + i;
     const V e0 = N_(b64_dec_step)(d, s, k);
