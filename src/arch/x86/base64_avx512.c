@@ -18,9 +18,9 @@
  *      three. Packing 4 blocks into 3 stores with vpermt2b, as before, cost port 5 six
  *      cycles per 4 blocks where one vpermb each costs four.
  *   The main loop decodes 4 blocks (256 characters) at a time (from 536 characters on,
- *   with each group's loads issued a group ahead) and writes each block as a
- *   full 64-byte store, 48 bytes apart: the next store overwrites the 16 spare bytes, and
- *   the loop stops while at least 24 characters (18 bytes) follow its last block, so no
+ *   with the loads of every group but the last issued a group ahead) and writes each
+ *   block as a full 64-byte store, 48 bytes apart: the next store overwrites the 16
+ *   spare bytes, and the loop stops while at least 24 characters (18 bytes) follow its last block, so no
  *   store reaches past dst[0 .. n / 4 * 3). The error bits of the whole loop accumulate
  *   (one vpternlogd per block) and are tested once after it: when one is set, the single
  *   blocks start again from the beginning and stop at the bad block, whose start is
@@ -130,13 +130,9 @@ static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {
                               _mm512_permutexvar_epi8(pack, b64_dec_values(in, lo, hi, &e)));
         }
       }
-      uint8_t *d = dst + i / 4 * 3; /* the group loaded last: i + 256 + 24 <= n */
-      for (int k = 0; k < 4; k++)
-        _mm512_storeu_si512((void *)(d + 48 * k),
-                            _mm512_permutexvar_epi8(pack, b64_dec_values(x[k], lo, hi, &e)));
-      i += 256;
+      /* the last group (i + 256 + 24 <= n) is the loop below's: it loads it again */
     }
-    for (; i + 256 + 24 <= n; i += 256) { /* 280..535 characters: one group */
+    for (; i + 256 + 24 <= n; i += 256) { /* one group: the last, or all of 280..535 */
       uint8_t *d = dst + i / 4 * 3;
       for (int k = 0; k < 4; k++) {
         const __m512i in = _mm512_loadu_si512((const void *)(src + i + 64 * k));

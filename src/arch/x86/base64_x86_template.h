@@ -148,7 +148,8 @@ B64_INLINE size_t N_(b64_dec_quads)(uint8_t *dst, const uint8_t *src, size_t n,
   uint8_t *d = dst;
   if (last >= 4 * BLK) {
     /* Two groups or more: each block's load is issued before the block ahead of it is
-     * decoded and stored (one register more; a whole group ahead spills here). */
+     * decoded and stored (one register more; a whole group ahead spills here), for every
+     * group but the last. */
     V x = VSI(loadu)((const V *)src);
     for (; i + 4 * BLK <= last; i += 4 * BLK, d += 4 * OUT) {
       const uint8_t *s = src + i;
@@ -165,17 +166,7 @@ B64_INLINE size_t N_(b64_dec_quads)(uint8_t *dst, const uint8_t *src, size_t n,
         return i;
       }
     }
-    /* the last group: its first block in x */
-    const uint8_t *s = src + i;
-    const V e0 = N_(b64_dec_stepv)(d, x, k);
-    const V e1 = N_(b64_dec_step)(d + OUT, s + BLK, k);
-    const V e2 = N_(b64_dec_step)(d + 2 * OUT, s + 2 * BLK, k);
-    const V e3 = N_(b64_dec_step)(d + 3 * OUT, s + 3 * BLK, k);
-    if (N_(b64_dec_bad)(VSI(or)(VSI(or)(e0, e1), VSI(or)(e2, e3)))) {
-      *bad = 1;
-      return i;
-    }
-    return i + 4 * BLK;
+    /* the last group (i <= last) is the plain loop's: it loads its first block again */
   }
   for (; i <= last; i += 4 * BLK, d += 4 * OUT) {
     const uint8_t *s = src + i;
