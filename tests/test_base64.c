@@ -308,7 +308,8 @@ static void test_guard_pages(void **state) {
   /* 402 and 594 bytes: 536 and 792 characters, where the avx512 decoder's pipelined
    * groups start and where one of them is followed by the plain last group alone (and
    * 3 bytes on) */
-  static const size_t longs[] = {402, 405, 594, 597, 1023, 4095, 6144, 8192, 8193, 65537, 65539, 100001};
+  static const size_t longs[] = {402,  405,  594,  597,   1023,  4095,
+                                 6144, 8192, 8193, 65537, 65539, 100001};
   const size_t maxn = 100001;
   tu_guard gi = {0}, go = {0};
   assert_int_equal(tu_guard_alloc(&gi, maxn / 3 * 4 + 8), 0);

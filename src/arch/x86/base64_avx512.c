@@ -20,11 +20,12 @@
  *   The main loop decodes 4 blocks (256 characters) at a time (from 536 characters on,
  *   with the loads of every group but the last issued a group ahead) and writes each
  *   block as a full 64-byte store, 48 bytes apart: the next store overwrites the 16
- *   spare bytes, and the loop stops while at least 24 characters (18 bytes) follow its last block, so no
- *   store reaches past dst[0 .. n / 4 * 3). The error bits of the whole loop accumulate
- *   (one vpternlogd per block) and are tested once after it: when one is set, the single
- *   blocks start again from the beginning and stop at the bad block, whose start is
- *   returned (the groups stored after it are the scratch the driver's contract allows).
+ *   spare bytes, and the loop stops while at least 24 characters (18 bytes) follow its
+ *   last block, so no store reaches past dst[0 .. n / 4 * 3). The error bits of the
+ *   whole loop accumulate (one vpternlogd per block) and are tested once after it: when
+ *   one is set, the single blocks start again from the beginning and stop at the bad
+ *   block, whose start is returned (the groups stored after it are the scratch the
+ *   driver's contract allows).
  *   8192 characters: 20.4 -> 15.1 cycles per 256 characters (this machine, 2.87 GHz).
  *   Single blocks store 64 bytes where 24 characters follow them and 48 (masked)
  *   otherwise; the last partial block (4..60 characters) is read with a masked load and
