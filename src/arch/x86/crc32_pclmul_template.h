@@ -44,22 +44,21 @@ static inline VEC KLANES(const uint64_t *k) {
  * third dependent one. The grid of 16-byte chunks starts at p; the last chunk is the 16
  * bytes ending at end with the bytes the grid already covers masked off, so no distance
  * needs to be a multiple of 16 (embd_crc32_fold_y has them all). `init_is_crc`: init is
- * only the inverted CRC (the message is short): XORed into the first chunk instead. */
+ * only the inverted CRC (the message is short), in its low 4 bytes. */
 static inline __attribute__((always_inline)) uint32_t DIRECTK(__m128i init, int init_is_crc,
                                                               const uint8_t *p, size_t n,
                                                               const size_t k) {
   const uint8_t *end = p + n;
   size_t keep = n - 16 * k;          /* 1..16 */
   __m128i last = embd_crc32_x86_last(end, keep);
-  VEC a0 = ZERO(), a1 = ZERO(), first = ZERO();
-  __m128i t = _mm_setzero_si128();   /* 16-byte terms already in the Barrett frame */
+  VEC a0 = ZERO(), a1 = ZERO();
+  __m128i t = _mm_setzero_si128(); /* 16-byte terms already in the Barrett frame */
   size_t i = 0;
   if (init_is_crc) {
     /* n == 16: the whole message is one chunk (no mask needed). */
     if (k == 0)
       return embd_crc32_x86_finish_barrett(
           _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)p), init));
-    first = CAST_FROM128(init);      /* XORed into chunk 0 */
   } else {
     __m128i ki = embd_crc32_x86_ky(n);
     t = _mm_xor_si128(_mm_clmulepi64_si128(init, ki, 0x00), _mm_clmulepi64_si128(init, ki, 0x11));
@@ -67,33 +66,14 @@ static inline __attribute__((always_inline)) uint32_t DIRECTK(__m128i init, int 
   }
   /* Chunk i is n - 16 - 16 i bytes from the end; its multipliers are kp[i]. */
   const uint64_t(*kp)[2] = (const uint64_t(*)[2])(const void *)embd_crc32_x86_kaddr_y(n - 16);
-  /* Two accumulators split the XOR chain. */
-  for (; i + 2 * (VL / 16) <= k; i += 2 * (VL / 16)) {
-    VEC v0 = XOR3(LOADU(p + 16 * i), first, ZERO());
-    VEC k0 = KLANES(kp[i]);
-    VEC v1 = LOADU(p + 16 * i + VL);
-    VEC k1 = KLANES(kp[i + VL / 16]);
-    a0 = XOR3(a0, CLMUL(v0, k0, 0x00), CLMUL(v0, k0, 0x11));
-    a1 = XOR3(a1, CLMUL(v1, k1, 0x00), CLMUL(v1, k1, 0x11));
-    first = ZERO();
-    /* Keeps the unrolled steps in order: hoisting every load and multiply to the top ran
-     * out of registers at the largest k, and the one spill gave the kernel a realigned
-     * stack frame on every path. */
-    __asm__("" : "+x"(a0), "+x"(a1));
-  }
-  if (i + VL / 16 <= k) {
-    VEC v0 = XOR3(LOADU(p + 16 * i), first, ZERO());
-    VEC k0 = KLANES(kp[i]);
-    a0 = XOR3(a0, CLMUL(v0, k0, 0x00), CLMUL(v0, k0, 0x11));
-    first = ZERO();
-    i += VL / 16;
-  }
 #if VL == 32
   if (k == 1) {
     /* 17..32 bytes: 128-bit multiplies only, so no lane insert or extract lies on the
      * path from the initial CRC. One multiply more than sharing a 256-bit pair with the
      * last chunk, but chained 32-byte CRCs went from 26 to 19 TSC ticks, throughput
-     * unchanged (Zen 3). */
+     * unchanged (Zen 3). The CRC is XORed into the first chunk: as a term of its own
+     * (below) it cost one multiply more, and chained CRCs of these lengths run at the
+     * throughput limit, not the latency (Intel Xeon, family 6 model 207: 0.85-0.92x). */
     __m128i c = _mm_loadu_si128((const __m128i *)(const void *)p);
     if (init_is_crc) c = _mm_xor_si128(c, init);
     __m128i kc = _mm_loadu_si128((const __m128i *)(const void *)kp[0]);
@@ -102,11 +82,38 @@ static inline __attribute__((always_inline)) uint32_t DIRECTK(__m128i init, int 
                                        embd_crc32_x86_to_y(last)));
     return embd_crc32_x86_finish_y(t);
   }
+#endif
+  /* The inverted CRC as a term of its own: [x, 0, 0, 0] over the first chunk, one
+   * multiply of its low half by the chunk's multiplier. XORed into the first chunk, it
+   * waited for that chunk's fold, the accumulators' XORs and (256-bit) the lane extract
+   * before Barrett; now the chain from one call's CRC to the next is this multiply and
+   * Barrett's two. */
+  if (init_is_crc)
+    t = _mm_clmulepi64_si128(init, _mm_loadu_si128((const __m128i *)(const void *)kp[0]), 0x00);
+  /* Two accumulators split the XOR chain. */
+  for (; i + 2 * (VL / 16) <= k; i += 2 * (VL / 16)) {
+    VEC v0 = LOADU(p + 16 * i);
+    VEC k0 = KLANES(kp[i]);
+    VEC v1 = LOADU(p + 16 * i + VL);
+    VEC k1 = KLANES(kp[i + VL / 16]);
+    a0 = XOR3(a0, CLMUL(v0, k0, 0x00), CLMUL(v0, k0, 0x11));
+    a1 = XOR3(a1, CLMUL(v1, k1, 0x00), CLMUL(v1, k1, 0x11));
+    /* Keeps the unrolled steps in order: hoisting every load and multiply to the top ran
+     * out of registers at the largest k, and the one spill gave the kernel a realigned
+     * stack frame on every path. */
+    __asm__("" : "+x"(a0), "+x"(a1));
+  }
+  if (i + VL / 16 <= k) {
+    VEC v0 = LOADU(p + 16 * i);
+    VEC k0 = KLANES(kp[i]);
+    a0 = XOR3(a0, CLMUL(v0, k0, 0x00), CLMUL(v0, k0, 0x11));
+    i += VL / 16;
+  }
+#if VL == 32
   if (i < k) {
     /* One 16-byte chunk left: it and the last chunk share one pair of 256-bit multiplies
      * (the last one's multipliers are { x^95, 1 }, Barrett's first step). */
-    __m128i c = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i)),
-                              _mm256_castsi256_si128(first));
+    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
     const __m128i klast = _mm_set_epi64x(1, (long long)EMBD_CRC32_BARRETT_X95);
     __m256i cv = _mm256_inserti128_si256(_mm256_castsi128_si256(c), last, 1);
     __m256i kv = _mm256_inserti128_si256(
