@@ -1,12 +1,15 @@
-// CRC-32 throughput: every implementation in embd's registry, the dispatched public
-// embd_crc32, and the anchors zlib crc32, ISA-L crc32_gzip_refl, libdeflate_crc32 and
-// memcpy of the same bytes, in one binary so that they share the machine's state.
+// CRC-32 throughput and latency: every implementation in embd's registry, the dispatched
+// public embd_crc32, and the anchors zlib crc32, ISA-L crc32_gzip_refl, libdeflate_crc32
+// and memcpy of the same bytes, in one binary so that they share the machine's state.
 //
 // Names: <family>/<contender>/<bytes>/align<offset>, e.g. crc32/avx512-vpclmul/65536/align0,
 // crc32/embd/12/align16, memcpy/1048576/align0. <offset> is the distance of the
-// input from a 64-byte boundary. Bytes per second is set on every benchmark;
+// input from a 64-byte boundary. crc32/ calls are independent (throughput);
+// crc32-chained/ (up to 4 KiB) starts each call from the previous call's CRC, so the time
+// per call is the latency from one CRC to the next, which is what a caller updating one
+// CRC over many short pieces waits for. Bytes per second is set on every benchmark;
 // scripts/bench_ratios.py turns --benchmark_format=json output into ratios against
-// ISA-L and zlib.
+// ISA-L, zlib and the best anchor.
 //
 // Registry implementations the CPU (or EMBD_ISA masking) cannot run are registered
 // anyway and skipped with an error, so a report shows what was not measured.
@@ -62,9 +65,10 @@
 namespace {
 using namespace embd_bench;
 
-constexpr size_t kSizes[] = {12, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 6160, 8192, 65536, 1048576};
+constexpr size_t kSizes[] = {12, 16, 24, 32, 48, 64, 128, 256, 384, 512, 1024, 2048, 4096, 6160, 8192, 65536, 1048576};
 constexpr size_t kOffsets[] = {0, 16};
 constexpr size_t kMaxSize = 1048576;
+constexpr size_t kChainedMax = 4096; // above this a chained CRC runs at the throughput
 
 using CrcFn = uint32_t (*)(uint32_t crc, const void *buf, size_t len);
 
@@ -129,6 +133,23 @@ void bm_crc(benchmark::State &state, CrcFn fn, std::string why, size_t n, size_t
   const uint8_t *p = g_src + off;
   for (auto _ : state) {
     uint32_t c = fn(0, p, n);
+    benchmark::DoNotOptimize(c);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
+}
+
+// Each call starts from the CRC the previous one returned: the next call cannot begin its
+// dependent work before the last one ends.
+void bm_crc_chained(benchmark::State &state, CrcFn fn, std::string why, size_t n, size_t off) {
+  if (!fn) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  clean_upper_state();
+  const uint8_t *p = g_src + off;
+  uint32_t c = 0;
+  for (auto _ : state) {
+    c = fn(c, p, n);
     benchmark::DoNotOptimize(c);
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
@@ -209,6 +230,10 @@ int main(int argc, char **argv) {
       for (const Contender &c : cs)
         benchmark::RegisterBenchmark(("crc32/" + c.name + tail).c_str(), bm_crc, c.fn, c.why,
                                      n, off);
+      if (n <= kChainedMax)
+        for (const Contender &c : cs)
+          benchmark::RegisterBenchmark(("crc32-chained/" + c.name + tail).c_str(), bm_crc_chained,
+                                       c.fn, c.why, n, off);
       benchmark::RegisterBenchmark(("memcpy" + tail).c_str(), bm_memcpy, n, off);
 #ifdef EMBD_BENCH_CLMUL_CEILING
       // No loads, so the offset is meaningless: once per size, from 1 KiB up (below that
