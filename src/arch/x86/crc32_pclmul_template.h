@@ -216,8 +216,6 @@ uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
   /* The scalar reference out of line: its register needs would give this function a
    * frame that every short message pays for. */
   if (len < 16) return embd_crc32_scalar(crc, buf, len);
-  /* Up to DIRECT_MAX bytes inclusive: at exactly that length (the default case of
-   * DIRECT) the one-step fold avoids the call and the long path's frame. */
 #if VL == 32
   /* 17..48 bytes by two compares instead of DIRECT's jump table: with the jump table's
    * indirect branch on the path, independent CRCs of 17..32 bytes took 1.27-1.42x and of
@@ -228,6 +226,8 @@ uint32_t FUNC(uint32_t crc, const void *buf, size_t len) {
     return ~DIRECTK(_mm_cvtsi32_si128((int)x), 1, p, len, 2);
   }
 #endif
+  /* Up to DIRECT_MAX bytes inclusive: at exactly that length (the default case of
+   * DIRECT) the one-step fold avoids the call and the long path's frame. */
   if (len <= DIRECT_MAX) return ~DIRECT(_mm_cvtsi32_si128((int)x), 1, p, len);
   return ~LONGMSG(x, p, len);
 }
