@@ -96,13 +96,10 @@ static inline __attribute__((always_inline)) uint32_t DIRECTK(__m128i init, int 
     return embd_crc32_x86_finish_y(t);
   }
 #endif
-  /* The inverted CRC as a term of its own: [x, 0, 0, 0] over the first chunk, one
-   * multiply of its low half by the chunk's multiplier. XORed into the first chunk, it
-   * waited for that chunk's fold, the accumulators' XORs and (256-bit) the lane extract
-   * before Barrett; now the chain from one call's CRC to the next is this multiply and
-   * Barrett's two. */
+  /* The inverted CRC as a term of its own: XORed into the first chunk, it waited for that
+   * chunk's fold, the accumulators' XORs and (256-bit) the lane extract before Barrett. */
   if (init_is_crc)
-    t = _mm_clmulepi64_si128(init, _mm_loadu_si128((const __m128i *)(const void *)kp[0]), 0x00);
+    t = embd_crc32_x86_crc_term(init, _mm_loadu_si128((const __m128i *)(const void *)kp[0]));
   /* Two accumulators split the XOR chain. */
   for (; i + 2 * (VL / 16) <= k; i += 2 * (VL / 16)) {
     VEC v0 = LOADU(p + 16 * i);

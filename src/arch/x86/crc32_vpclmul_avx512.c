@@ -98,8 +98,8 @@ AVX512_INLINE uint32_t lanes_to_y(__m512i y) { return lanes_to_y_plus(y, _mm_set
 AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const unsigned nb) {
   const unsigned k = 64 * nb - (unsigned)len;
   const uintptr_t q = end - 64 * nb;
-  const __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)x),
-                                         embd_crc32_x86_ky(len - 16), 0x00);
+  const __m128i t =
+      embd_crc32_x86_crc_term(_mm_cvtsi32_si128((int)x), embd_crc32_x86_ky(len - 16));
   __m512i acc = fold_y(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(q)),
                        64 * (nb - 1) + 48);
   for (unsigned j = 1; j < nb; j++)
@@ -123,9 +123,9 @@ AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const u
 AVX512_INLINE uint32_t crc_head(uint32_t x, const uint8_t *p, size_t len) {
   const uint64_t *k = embd_crc32_fold_head[len - 16];
   const __mmask64 m = _bzhi_u64(~UINT64_C(0), (unsigned)len);
-  const __m128i t = _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)x),
-                                         _mm_loadu_si128((const __m128i *)(const void *)k), 0x00);
-  return lanes_to_y_plus(fold_yk(_mm512_maskz_loadu_epi8(m, p), k), t);
+  return lanes_to_y_plus(fold_yk(_mm512_maskz_loadu_epi8(m, p), k),
+                         embd_crc32_x86_crc_term(_mm_cvtsi32_si128((int)x),
+                                                 _mm_loadu_si128((const __m128i *)(const void *)k)));
 }
 
 uint32_t EMBD_CRC32_AVX512_FN(uint32_t crc, const void *buf, size_t len) {

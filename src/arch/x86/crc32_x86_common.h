@@ -50,6 +50,15 @@ static inline __m128i embd_crc32_x86_ky(size_t d) {
   return _mm_loadu_si128((const __m128i *)(const void *)EMBD_CRC32_FOLD_Y(d));
 }
 
+/* The inverted CRC `x` (low 4 bytes) as a term of its own in the Barrett frame: it sits
+ * over the first 4 bytes of the message's first 16-byte chunk, whose multiplier pair is
+ * `k`, so it is one multiply by the pair's low half. Added just before Barrett, it keeps
+ * the CRC off the data's fold and lane-reduction chain: from one call's CRC to the next
+ * there are this multiply and Barrett's two. */
+static inline __m128i embd_crc32_x86_crc_term(__m128i x, __m128i k) {
+  return _mm_clmulepi64_si128(x, k, 0x00);
+}
+
 /* &EMBD_CRC32_FOLD_Y(d) for 0 <= d < EMBD_CRC32_FOLD_Y_N (512), computed as
  * 16 * (32 * (d % 16) + 31 - d / 16) = 513 * (d % 16) + 496 - d bytes into the table:
  * three instructions where the compiler makes ten of the row and column form. The
