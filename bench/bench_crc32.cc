@@ -124,23 +124,11 @@ void check_contender(const Contender &c, CrcFn ref) {
               ", offset " + std::to_string(off));
 }
 
+// kChained: each call starts from the CRC the previous one returned, so the next call
+// cannot begin its dependent work before the last one ends (latency); otherwise every
+// call starts from 0 (throughput).
+template <bool kChained>
 void bm_crc(benchmark::State &state, CrcFn fn, std::string why, size_t n, size_t off) {
-  if (!fn) {
-    state.SkipWithError(why.c_str());
-    return;
-  }
-  clean_upper_state();
-  const uint8_t *p = g_src + off;
-  for (auto _ : state) {
-    uint32_t c = fn(0, p, n);
-    benchmark::DoNotOptimize(c);
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
-}
-
-// Each call starts from the CRC the previous one returned: the next call cannot begin its
-// dependent work before the last one ends.
-void bm_crc_chained(benchmark::State &state, CrcFn fn, std::string why, size_t n, size_t off) {
   if (!fn) {
     state.SkipWithError(why.c_str());
     return;
@@ -149,7 +137,7 @@ void bm_crc_chained(benchmark::State &state, CrcFn fn, std::string why, size_t n
   const uint8_t *p = g_src + off;
   uint32_t c = 0;
   for (auto _ : state) {
-    c = fn(c, p, n);
+    c = fn(kChained ? c : 0, p, n);
     benchmark::DoNotOptimize(c);
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(n));
@@ -228,12 +216,12 @@ int main(int argc, char **argv) {
     for (size_t n : kSizes) {
       std::string tail = "/" + std::to_string(n) + "/align" + std::to_string(off);
       for (const Contender &c : cs)
-        benchmark::RegisterBenchmark(("crc32/" + c.name + tail).c_str(), bm_crc, c.fn, c.why,
-                                     n, off);
+        benchmark::RegisterBenchmark(("crc32/" + c.name + tail).c_str(), bm_crc<false>, c.fn,
+                                     c.why, n, off);
       if (n <= kChainedMax)
         for (const Contender &c : cs)
-          benchmark::RegisterBenchmark(("crc32-chained/" + c.name + tail).c_str(), bm_crc_chained,
-                                       c.fn, c.why, n, off);
+          benchmark::RegisterBenchmark(("crc32-chained/" + c.name + tail).c_str(),
+                                       bm_crc<true>, c.fn, c.why, n, off);
       benchmark::RegisterBenchmark(("memcpy" + tail).c_str(), bm_memcpy, n, off);
 #ifdef EMBD_BENCH_CLMUL_CEILING
       // No loads, so the offset is meaningless: once per size, from 1 KiB up (below that
