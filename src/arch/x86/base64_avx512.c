@@ -38,6 +38,7 @@
  * them and are masked to 48 otherwise; the last partial block is masked both ways. */
 #include <immintrin.h>
 
+#include "avx512_masked_mem.h"
 #include "base64_driver.h"
 
 /* The functions' names: embd_base64_{decode,encode}_avx512, or _<B64_ISA> when another
@@ -108,7 +109,8 @@ B64_AVX512_INLINE __m512i b64_dec_values(__m512i in, __m512i lo, __m512i hi, __m
   return _mm512_madd_epi16(w, _mm512_set1_epi32(0x00011000));
 }
 
-static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {
+B64_AVX512_INLINE size_t dec_blocks(uint8_t *dst, const uint8_t *src, size_t n, int url,
+                                    const int edge) {
   const __m512i lo = _mm512_load_si512((const void *)b64_dec_table[url != 0]);
   const __m512i hi = _mm512_load_si512((const void *)(b64_dec_table[url != 0] + 64));
   const __m512i pack = _mm512_load_si512((const void *)b64_dec_pack);
@@ -151,15 +153,15 @@ static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {
     if (i + 64 + 24 <= n)
       _mm512_storeu_si512((void *)(dst + i / 4 * 3), p);
     else
-      _mm512_mask_storeu_epi8(dst + i / 4 * 3, m48, p);
+      EMBD_AVX512_MASK_STOREU(edge, dst + i / 4 * 3, m48, p);
   }
   if (i < n) { /* 4..60 characters left (n is a multiple of 4) */
     const size_t r = n - i;
     const __mmask64 m = b64_low_mask(r);
     __m512i e = _mm512_setzero_si512();
-    const __m512i p = b64_dec_values(_mm512_maskz_loadu_epi8(m, src + i), lo, hi, &e);
+    const __m512i p = b64_dec_values(EMBD_AVX512_MASKZ_LOADU(edge, m, src + i), lo, hi, &e);
     if (_mm512_movepi8_mask(e) & m) return i;
-    _mm512_mask_storeu_epi8(dst + i / 4 * 3, b64_low_mask(r / 4 * 3),
+    EMBD_AVX512_MASK_STOREU(edge, dst + i / 4 * 3, b64_low_mask(r / 4 * 3),
                             _mm512_permutexvar_epi8(pack, p));
     i = n;
   }
@@ -178,7 +180,8 @@ B64_AVX512_INLINE __m512i b64_enc_chars(__m512i in, __m512i spread, __m512i alph
 /* Inlined into the driver, as the avx2 encoder is (base64_x86_template.h): the call and
  * the six registers saved around it cost 100 characters about 5% (simdutf's icelake
  * encoder, which does the same work, is still 1.35-1.45x faster there). */
-B64_AVX512_INLINE size_t enc_block(char *dst, const uint8_t *src, size_t n, int url) {
+B64_AVX512_INLINE size_t enc_blocks(char *dst, const uint8_t *src, size_t n, int url,
+                                    const int edge) {
   const __m512i alpha = _mm512_load_si512((const void *)b64_enc_alpha[url != 0]);
   const __m512i spread = _mm512_load_si512((const void *)b64_enc_spread);
   size_t i = 0;
@@ -207,18 +210,43 @@ B64_AVX512_INLINE size_t enc_block(char *dst, const uint8_t *src, size_t n, int 
     _mm512_storeu_si512((void *)d,
                         b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
   if (i + 48 <= n) {
-    const __m512i in = _mm512_maskz_loadu_epi8(0xFFFFFFFFFFFFull, src + i);
+    const __m512i in = EMBD_AVX512_MASKZ_LOADU(edge, 0xFFFFFFFFFFFFull, src + i);
     _mm512_storeu_si512((void *)d, b64_enc_chars(in, spread, alpha));
     i += 48, d += 64;
   }
   if (i < n) { /* 3..45 bytes left (n is a multiple of 3) */
     const size_t r = n - i;
-    const __m512i in = _mm512_maskz_loadu_epi8(b64_low_mask(r), src + i);
-    _mm512_mask_storeu_epi8(d, b64_low_mask(r / 3 * 4),
+    const __m512i in = EMBD_AVX512_MASKZ_LOADU(edge, b64_low_mask(r), src + i);
+    EMBD_AVX512_MASK_STOREU(edge, d, b64_low_mask(r / 3 * 4),
                             b64_enc_chars(in, spread, alpha));
     i = n;
   }
   return i;
+}
+
+/* The masked accesses sit at the ends of src and dst; where one of them ends near a page
+ * boundary, the copies with page-keeping accesses run (avx512_masked_mem.h). */
+static __attribute__((noinline)) size_t dec_block_edge(uint8_t *dst, const uint8_t *src,
+                                                       size_t n, int url) {
+  return dec_blocks(dst, src, n, url, 1);
+}
+static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {
+  if (__builtin_expect(embd_avx512_near_page_end(src + n) |
+                           embd_avx512_near_page_end(dst + n / 4 * 3),
+                       0))
+    return dec_block_edge(dst, src, n, url);
+  return dec_blocks(dst, src, n, url, 0);
+}
+static __attribute__((noinline)) size_t enc_block_edge(char *dst, const uint8_t *src, size_t n,
+                                                       int url) {
+  return enc_blocks(dst, src, n, url, 1);
+}
+B64_AVX512_INLINE size_t enc_block(char *dst, const uint8_t *src, size_t n, int url) {
+  if (__builtin_expect(embd_avx512_near_page_end(src + n) |
+                           embd_avx512_near_page_end(dst + n / 3 * 4),
+                       0))
+    return enc_block_edge(dst, src, n, url);
+  return enc_blocks(dst, src, n, url, 0);
 }
 
 /* one expansion step more, so that B64_ISA is replaced before the names are pasted */

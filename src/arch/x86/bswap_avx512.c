@@ -2,12 +2,14 @@
  * family's flags. Out-of-place swaps above the last-level cache use streaming stores
  * (swap_stream).
  *
- * The last 0..63 bytes are one masked load and one masked store: masked-off bytes are
+ * The last 0..63 bytes are one masked load and one masked store (avx512_masked_mem.h:
+ * through a stack buffer where the 64 bytes would cross a page): masked-off bytes are
  * neither read (no fault, even next to an unmapped page) nor written, so nothing
  * outside [src, src + 4n) / [dst, dst + 4n) is touched, and the in-place case is safe
  * because every byte is loaded before its own store. */
 #include <immintrin.h>
 
+#include "avx512_masked_mem.h"
 #include "internal.h"
 
 #define BS_VEC __m512i
@@ -19,7 +21,13 @@
 #define BS_SHUF _mm512_shuffle_epi8
 #include "bswap_x86_template.h"
 
-void embd_bswap32_avx512(void *dst, const void *src, size_t n) {
+/* The body, compiled twice: with plain masked accesses for the last 0..63 bytes (edge 0),
+ * and with page-keeping ones (edge 1, avx512_masked_mem.h) for the calls whose src or
+ * dst ends near a page boundary, which the public function sends there first thing (a
+ * tail call: deciding at the tail instead gave the function three more saved registers
+ * and 25 words 2.6 -> 3.5 ns). */
+static inline __attribute__((always_inline)) void bswap_body(void *dst, const void *src,
+                                                             size_t n, const int edge) {
   uint8_t *d = (uint8_t *)dst;
   const uint8_t *s = (const uint8_t *)src;
   const size_t bytes = 4 * n;
@@ -34,8 +42,22 @@ void embd_bswap32_avx512(void *dst, const void *src, size_t n) {
   SWAP_LOOP(BS_STOREU, d, s, i, bytes, m);
   if (i < bytes) {
     const __mmask64 k = (UINT64_C(1) << (bytes - i)) - 1; /* bytes - i < 64 */
-    const __m512i v = _mm512_maskz_loadu_epi8(k, (const void *)(s + i));
-    _mm512_mask_storeu_epi8((void *)(d + i), k, _mm512_shuffle_epi8(v, m));
+    const __m512i v = EMBD_AVX512_MASKZ_LOADU(edge, k, s + i);
+    EMBD_AVX512_MASK_STOREU(edge, d + i, k, _mm512_shuffle_epi8(v, m));
   }
   _mm256_zeroupper();
+}
+
+static __attribute__((noinline)) void bswap_edge(void *dst, const void *src, size_t n) {
+  bswap_body(dst, src, n, 1);
+}
+
+void embd_bswap32_avx512(void *dst, const void *src, size_t n) {
+  if (__builtin_expect(embd_avx512_near_page_end((const uint8_t *)src + 4 * n) |
+                           embd_avx512_near_page_end((uint8_t *)dst + 4 * n),
+                       0)) {
+    bswap_edge(dst, src, n);
+    return;
+  }
+  bswap_body(dst, src, n, 0);
 }

@@ -16,8 +16,11 @@
  *     off; with it, every register left at the end goes into the Barrett frame at its own
  *     distance (the generator has the multipliers for every distance below 512).
  * Masked-off bytes are never accessed (AVX-512 fault suppression), so no load touches
- * memory outside [buf, buf+len) even though the addresses start below it.
+ * memory outside [buf, buf+len) even though the addresses start below it; a masked load
+ * whose 64 bytes would cross a page goes through avx512_masked_mem.h, which keeps it off
+ * a page holding none of its bytes (200 ns of microcode assist per access on Zen 5).
  */
+#include "avx512_masked_mem.h"
 #include "crc32_x86_common.h"
 
 /* crc32_vpclmul_avx512_simde.c compiles this file again under another name. */
@@ -55,6 +58,15 @@ AVX512_INLINE __m512i crc_at(uint32_t x, unsigned k) {
 }
 
 static inline const void *addr(uintptr_t a) { return (const void *)a; }
+
+/* The kernel's masked loads. The body below is compiled twice (see the end of the file):
+ * `edge` is 0 in the public function, which checks at each masked load whether its
+ * masked-off bytes could reach a page holding none of the input, and 1 in the
+ * out-of-line copy it then tail-calls, whose loads move onto the input's page
+ * (avx512_masked_mem.h). The check inside the helper itself put a realigned frame or
+ * callee-saved registers on every call, which cost independent CRCs of 24..384 bytes
+ * 0.84-0.93x their speed. */
+#define MASKZ_LOAD EMBD_AVX512_MASKZ_LOADU
 
 /* The 4 lanes of `z` folded into the Barrett frame with the 4 multiplier pairs at `k`
  * (embd_crc32_x86_kaddr_y(d): the first lane d bytes before the end of the message, the
@@ -95,12 +107,13 @@ AVX512_INLINE uint32_t lanes_to_y(__m512i y) { return lanes_to_y_plus(y, _mm_set
  * on Intel, on the CRC's own chain), and the lengths that would have put it across two
  * blocks took 1..3 bytes by table first. nb is a constant in each caller, so each block
  * count is straight-line code. */
-AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const unsigned nb) {
+AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const unsigned nb,
+                                  const int edge) {
   const unsigned k = 64 * nb - (unsigned)len;
   const uintptr_t q = end - 64 * nb;
   const __m128i t =
       embd_crc32_x86_crc_term(_mm_cvtsi32_si128((int)x), embd_crc32_x86_ky(len - 16));
-  __m512i acc = fold_y(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(q)),
+  __m512i acc = fold_y(MASKZ_LOAD(edge, ~UINT64_C(0) << k, addr(q)),
                        64 * (nb - 1) + 48);
   for (unsigned j = 1; j < nb; j++)
     acc = _mm512_xor_si512(acc,
@@ -120,33 +133,51 @@ AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const u
  * broadcast, a subtract and a vpermb: this form takes 0.89-0.93x its time for
  * independent CRCs of 24..63 bytes. (At 64 bytes the length switch below cost more than
  * the whole fold.) */
-AVX512_INLINE uint32_t crc_head(uint32_t x, const uint8_t *p, size_t len) {
+AVX512_INLINE uint32_t crc_head(uint32_t x, const uint8_t *p, size_t len, const int edge) {
   const uint64_t *k = embd_crc32_fold_head[len - 16];
   const __mmask64 m = _bzhi_u64(~UINT64_C(0), (unsigned)len);
-  return lanes_to_y_plus(fold_yk(_mm512_maskz_loadu_epi8(m, p), k),
+  return lanes_to_y_plus(fold_yk(MASKZ_LOAD(edge, m, p), k),
                          embd_crc32_x86_crc_term(_mm_cvtsi32_si128((int)x),
                                                  _mm_loadu_si128((const __m128i *)(const void *)k)));
 }
 
-uint32_t EMBD_CRC32_AVX512_FN(uint32_t crc, const void *buf, size_t len) {
+static uint32_t crc32_avx512_edge(uint32_t crc, const void *buf, size_t len);
+
+AVX512_INLINE uint32_t crc32_avx512_body(uint32_t crc, const void *buf, size_t len,
+                                         const int edge) {
   const uint8_t *p = (const uint8_t *)buf;
   uint32_t x = ~crc;
   if (len < 16) return ~embd_crc32_raw(x, p, len);
   const uintptr_t end = (uintptr_t)p + len;
-  if (len <= 64) return ~crc_head(x, p, len);
+  /* Where the masked loads reach past the input, checked as cheaply as the fast path
+   * allows (a wider check cost independent CRCs of 24..64 bytes 7%): */
+  const unsigned at = (unsigned)((uintptr_t)p & 4095); /* the start's place in its page */
+  if (len <= 64) {
+    /* the bytes after the end, up to p + 63: another page only if p is in its page's
+     * last 64 bytes (the edge copy then checks exactly) */
+    if (!edge && __builtin_expect(at > 4096 - 64, 0)) return crc32_avx512_edge(crc, buf, len);
+    return ~crc_head(x, p, len, edge);
+  }
 
   unsigned k = (unsigned)(-len & 63);
+  /* where the blocks end at the end (below 512 bytes, and below 6 KiB when the CRC fits
+   * the first block): the k bytes before the start, on the page before when at < k (the
+   * aligned layout's first block stays on the start's page) */
+  const int before = !edge && __builtin_expect(at < k, 0);
   if (len < 512) {
+    if (before) return crc32_avx512_edge(crc, buf, len);
     switch ((len + 63) / 64) {
-      case 2: return ~crc_direct(x, end, len, 2);
-      case 3: return ~crc_direct(x, end, len, 3);
-      case 4: return ~crc_direct(x, end, len, 4);
-      case 5: return ~crc_direct(x, end, len, 5);
-      case 6: return ~crc_direct(x, end, len, 6);
-      case 7: return ~crc_direct(x, end, len, 7);
-      default: return ~crc_direct(x, end, len, 8);
+      case 2: return ~crc_direct(x, end, len, 2, edge);
+      case 3: return ~crc_direct(x, end, len, 3, edge);
+      case 4: return ~crc_direct(x, end, len, 4, edge);
+      case 5: return ~crc_direct(x, end, len, 5, edge);
+      case 6: return ~crc_direct(x, end, len, 6, edge);
+      case 7: return ~crc_direct(x, end, len, 7, edge);
+      default: return ~crc_direct(x, end, len, 8, edge);
     }
   }
+  if (before && len < EMBD_AVX512_END_ALIGNED_BELOW && k <= 60)
+    return crc32_avx512_edge(crc, buf, len);
   uintptr_t q, full_end;
   if (len < EMBD_AVX512_END_ALIGNED_BELOW && k <= 60) {
     /* The blocks end at the end (see the top of the file). When this path began at 64
@@ -172,7 +203,7 @@ uint32_t EMBD_CRC32_AVX512_FN(uint32_t crc, const void *buf, size_t len) {
   size_t nblocks = (full_end - q) / 64;
   const size_t tail = end - full_end;      /* 0..63 bytes after the last whole block */
 
-  __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(~UINT64_C(0) << k, addr(q)), crc_at(x, k));
+  __m512i v = _mm512_xor_si512(MASKZ_LOAD(edge, ~UINT64_C(0) << k, addr(q)), crc_at(x, k));
   q += 64;
   nblocks--;
 
@@ -210,6 +241,17 @@ uint32_t EMBD_CRC32_AVX512_FN(uint32_t crc, const void *buf, size_t len) {
                                     kb - 8 * (nblocks - 1 - j)));
   if (tail)
     y = _mm512_xor_si512(
-        y, fold_y(_mm512_maskz_loadu_epi8(~UINT64_C(0) << (64 - tail), addr(end - 64)), 48));
+        y, fold_y(MASKZ_LOAD(edge, ~UINT64_C(0) << (64 - tail), addr(end - 64)), 48));
   return ~lanes_to_y(y);
+}
+
+/* The input has a page boundary within 64 bytes of one of its ends, on the side the
+ * masked loads reach over: the same code with loads that stay on the input's pages. */
+static __attribute__((noinline)) uint32_t crc32_avx512_edge(uint32_t crc, const void *buf,
+                                                            size_t len) {
+  return crc32_avx512_body(crc, buf, len, 1);
+}
+
+uint32_t EMBD_CRC32_AVX512_FN(uint32_t crc, const void *buf, size_t len) {
+  return crc32_avx512_body(crc, buf, len, 0);
 }
