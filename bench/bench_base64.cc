@@ -13,6 +13,11 @@
 // bytes_per_second counts the decoded bytes (chars / 4 * 3) for both directions and for
 // memcpy, so all rates compare directly. scripts/bench_base64_ratios.py prints ratios.
 //
+// base64-decode-edge/<contender>/<chars> and base64-encode-edge/<contender>/<chars>
+// write their output so that it ends at a page boundary with an unmapped page after it,
+// where a kernel's masked stores could reach a page holding none of the output (a
+// microcode assist on each call on some CPUs: src/arch/x86/avx512_masked_mem.h).
+//
 // Every runnable contender is checked once at start-up at every size (decode gives the
 // bytes back, encode the exact text); a mismatch aborts.
 #include <benchmark/benchmark.h>
@@ -38,6 +43,8 @@ using namespace embd_bench;
 constexpr size_t kChars[] = {100, 1024, 8192, 65536, 1048576};
 constexpr size_t kMaxChars = 1048576;
 constexpr size_t kMaxBytes = kMaxChars / 4 * 3;
+constexpr size_t kEdgeChars[] = {100, 16384};
+constexpr size_t kEdgePages = 4; // 16 KiB: room for the largest edge output at 4 KiB pages
 
 using Dec = embd_bench::ContenderT<embd_base64_decode_fn>;
 using Enc = embd_bench::ContenderT<embd_base64_encode_fn>;
@@ -102,6 +109,31 @@ void bm_enc(benchmark::State &state, embd_base64_encode_fn fn, std::string why, 
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(n / 4 * 3));
 }
+
+#ifdef EMBD_BENCH_HAVE_MMAP
+EdgePages g_edge;
+
+// dec: decode n characters into the last n / 4 * 3 bytes of the pages; enc: encode into
+// the last n characters.
+void bm_edge(benchmark::State &state, embd_base64_decode_fn dec, embd_base64_encode_fn enc,
+             std::string why, size_t n) {
+  if (!dec && !enc) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  clean_upper_state();
+  for (auto _ : state) {
+    size_t w;
+    embd_result r =
+        dec ? dec(g_text, n, 0, g_edge.end - n / 4 * 3, n / 4 * 3, &w, nullptr)
+            : enc(g_raw, n / 4 * 3, 0, reinterpret_cast<char *>(g_edge.end - n), n, &w);
+    benchmark::DoNotOptimize(r);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(n / 4 * 3));
+}
+#endif
 
 #if defined(EMBD_BENCH_HAVE_OPENSSL)
 void check_openssl() {
@@ -220,6 +252,32 @@ int main(int argc, char **argv) {
 #endif
     benchmark::RegisterBenchmark(("memcpy" + tail).c_str(), bm_memcpy, n);
   }
+
+#ifdef EMBD_BENCH_HAVE_MMAP
+  g_edge = map_edge_pages(kEdgePages);
+  if (g_edge.begin && g_edge.end - g_edge.begin >= 16384)
+    for (size_t n : kEdgeChars) {
+      const std::string tail = "/" + std::to_string(n);
+      for (const Dec &c : decs) {
+        size_t w = 0;
+        if (c.fn && (c.fn(g_text, n, 0, g_edge.end - n / 4 * 3, n / 4 * 3, &w, nullptr) !=
+                         EMBD_OK ||
+                     std::memcmp(g_edge.end - n / 4 * 3, g_raw, n / 4 * 3) != 0))
+          die(c.name + ": decode wrong next to an unmapped page at " + std::to_string(n));
+        benchmark::RegisterBenchmark(("base64-decode-edge/" + c.name + tail).c_str(), bm_edge,
+                                     c.fn, nullptr, c.why, n);
+      }
+      for (const Enc &c : encs) {
+        size_t w = 0;
+        char *o = reinterpret_cast<char *>(g_edge.end - n);
+        if (c.fn && (c.fn(g_raw, n / 4 * 3, 0, o, n, &w) != EMBD_OK ||
+                     std::memcmp(o, g_text, n) != 0))
+          die(c.name + ": encode wrong next to an unmapped page at " + std::to_string(n));
+        benchmark::RegisterBenchmark(("base64-encode-edge/" + c.name + tail).c_str(), bm_edge,
+                                     nullptr, c.fn, c.why, n);
+      }
+    }
+#endif
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

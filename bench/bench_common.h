@@ -15,6 +15,12 @@
 
 #include "embd.h"
 
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#define EMBD_BENCH_HAVE_MMAP 1
+#endif
+
 namespace embd_bench {
 
 constexpr size_t kAlign = 64;
@@ -118,6 +124,31 @@ std::vector<ContenderT<Fn>> collect_contenders(embd_kernel kernel, Fn (*impl)(si
   cs.push_back({"embd", public_fn, ""});
   return cs;
 }
+
+#ifdef EMBD_BENCH_HAVE_MMAP
+// `pages` readable pages (random bytes) with unmapped pages on both sides, for the
+// "-edge" rows: buffers that start or end at a page boundary where the page beyond holds
+// none of their bytes. nullptr when mmap fails. The mapping is never freed.
+struct EdgePages {
+  uint8_t *begin = nullptr, *end = nullptr;
+};
+inline EdgePages map_edge_pages(size_t pages) {
+  EdgePages e;
+  const long ps = sysconf(_SC_PAGESIZE);
+  if (ps <= 0) return e;
+  const size_t sz = static_cast<size_t>(ps);
+  void *m = mmap(nullptr, (pages + 2) * sz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                 -1, 0);
+  if (m == MAP_FAILED) return e;
+  uint8_t *b = static_cast<uint8_t *>(m);
+  munmap(b, sz);
+  munmap(b + (pages + 1) * sz, sz);
+  e.begin = b + sz;
+  e.end = e.begin + pages * sz;
+  fill_random(e.begin, pages * sz);
+  return e;
+}
+#endif
 
 }  // namespace embd_bench
 
