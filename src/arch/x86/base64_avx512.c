@@ -231,10 +231,7 @@ static __attribute__((noinline)) size_t dec_block_edge(uint8_t *dst, const uint8
   return dec_blocks(dst, src, n, url, 1);
 }
 static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {
-  if (__builtin_expect(embd_avx512_near_page_end(src + n) |
-                           embd_avx512_near_page_end(dst + n / 4 * 3),
-                       0))
-    return dec_block_edge(dst, src, n, url);
+  if (embd_avx512_near_page_ends(src + n, dst + n / 4 * 3)) return dec_block_edge(dst, src, n, url);
   return dec_blocks(dst, src, n, url, 0);
 }
 static __attribute__((noinline)) size_t enc_block_edge(char *dst, const uint8_t *src, size_t n,
@@ -242,10 +239,7 @@ static __attribute__((noinline)) size_t enc_block_edge(char *dst, const uint8_t 
   return enc_blocks(dst, src, n, url, 1);
 }
 B64_AVX512_INLINE size_t enc_block(char *dst, const uint8_t *src, size_t n, int url) {
-  if (__builtin_expect(embd_avx512_near_page_end(src + n) |
-                           embd_avx512_near_page_end(dst + n / 3 * 4),
-                       0))
-    return enc_block_edge(dst, src, n, url);
+  if (embd_avx512_near_page_ends(src + n, dst + n / 3 * 4)) return enc_block_edge(dst, src, n, url);
   return enc_blocks(dst, src, n, url, 0);
 }
 

@@ -2,8 +2,8 @@
  * family's flags. Out-of-place swaps above the last-level cache use streaming stores
  * (swap_stream).
  *
- * The last 0..63 bytes are one masked load and one masked store (avx512_masked_mem.h:
- * through a stack buffer where the 64 bytes would cross a page): masked-off bytes are
+ * The last 0..63 bytes are one masked load and one masked store (kept on the pages of
+ * their own bytes near a page boundary: avx512_masked_mem.h): masked-off bytes are
  * neither read (no fault, even next to an unmapped page) nor written, so nothing
  * outside [src, src + 4n) / [dst, dst + 4n) is touched, and the in-place case is safe
  * because every byte is loaded before its own store. */
@@ -53,9 +53,7 @@ static __attribute__((noinline)) void bswap_edge(void *dst, const void *src, siz
 }
 
 void embd_bswap32_avx512(void *dst, const void *src, size_t n) {
-  if (__builtin_expect(embd_avx512_near_page_end((const uint8_t *)src + 4 * n) |
-                           embd_avx512_near_page_end((uint8_t *)dst + 4 * n),
-                       0)) {
+  if (embd_avx512_near_page_ends((const uint8_t *)src + 4 * n, (uint8_t *)dst + 4 * n)) {
     bswap_edge(dst, src, n);
     return;
   }

@@ -59,15 +59,6 @@ AVX512_INLINE __m512i crc_at(uint32_t x, unsigned k) {
 
 static inline const void *addr(uintptr_t a) { return (const void *)a; }
 
-/* The kernel's masked loads. The body below is compiled twice (see the end of the file):
- * `edge` is 0 in the public function, which checks at each masked load whether its
- * masked-off bytes could reach a page holding none of the input, and 1 in the
- * out-of-line copy it then tail-calls, whose loads move onto the input's page
- * (avx512_masked_mem.h). The check inside the helper itself put a realigned frame or
- * callee-saved registers on every call, which cost independent CRCs of 24..384 bytes
- * 0.84-0.93x their speed. */
-#define MASKZ_LOAD EMBD_AVX512_MASKZ_LOADU
-
 /* The 4 lanes of `z` folded into the Barrett frame with the 4 multiplier pairs at `k`
  * (embd_crc32_x86_kaddr_y(d): the first lane d bytes before the end of the message, the
  * last d - 48). */
@@ -113,7 +104,7 @@ AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const u
   const uintptr_t q = end - 64 * nb;
   const __m128i t =
       embd_crc32_x86_crc_term(_mm_cvtsi32_si128((int)x), embd_crc32_x86_ky(len - 16));
-  __m512i acc = fold_y(MASKZ_LOAD(edge, ~UINT64_C(0) << k, addr(q)),
+  __m512i acc = fold_y(EMBD_AVX512_MASKZ_LOADU(edge, ~UINT64_C(0) << k, addr(q)),
                        64 * (nb - 1) + 48);
   for (unsigned j = 1; j < nb; j++)
     acc = _mm512_xor_si512(acc,
@@ -136,13 +127,17 @@ AVX512_INLINE uint32_t crc_direct(uint32_t x, uintptr_t end, size_t len, const u
 AVX512_INLINE uint32_t crc_head(uint32_t x, const uint8_t *p, size_t len, const int edge) {
   const uint64_t *k = embd_crc32_fold_head[len - 16];
   const __mmask64 m = _bzhi_u64(~UINT64_C(0), (unsigned)len);
-  return lanes_to_y_plus(fold_yk(MASKZ_LOAD(edge, m, p), k),
+  return lanes_to_y_plus(fold_yk(EMBD_AVX512_MASKZ_LOADU(edge, m, p), k),
                          embd_crc32_x86_crc_term(_mm_cvtsi32_si128((int)x),
                                                  _mm_loadu_si128((const __m128i *)(const void *)k)));
 }
 
 static uint32_t crc32_avx512_edge(uint32_t crc, const void *buf, size_t len);
 
+/* The body, compiled twice (see the end of the file): `edge` is 0 in the public
+ * function, which checks on each path whose masked load could reach a page holding none
+ * of the input and then tail-calls the copy with `edge` 1, whose loads move onto the
+ * input's page (avx512_masked_mem.h). */
 AVX512_INLINE uint32_t crc32_avx512_body(uint32_t crc, const void *buf, size_t len,
                                          const int edge) {
   const uint8_t *p = (const uint8_t *)buf;
@@ -203,7 +198,7 @@ AVX512_INLINE uint32_t crc32_avx512_body(uint32_t crc, const void *buf, size_t l
   size_t nblocks = (full_end - q) / 64;
   const size_t tail = end - full_end;      /* 0..63 bytes after the last whole block */
 
-  __m512i v = _mm512_xor_si512(MASKZ_LOAD(edge, ~UINT64_C(0) << k, addr(q)), crc_at(x, k));
+  __m512i v = _mm512_xor_si512(EMBD_AVX512_MASKZ_LOADU(edge, ~UINT64_C(0) << k, addr(q)), crc_at(x, k));
   q += 64;
   nblocks--;
 
@@ -241,7 +236,7 @@ AVX512_INLINE uint32_t crc32_avx512_body(uint32_t crc, const void *buf, size_t l
                                     kb - 8 * (nblocks - 1 - j)));
   if (tail)
     y = _mm512_xor_si512(
-        y, fold_y(MASKZ_LOAD(edge, ~UINT64_C(0) << (64 - tail), addr(end - 64)), 48));
+        y, fold_y(EMBD_AVX512_MASKZ_LOADU(edge, ~UINT64_C(0) << (64 - tail), addr(end - 64)), 48));
   return ~lanes_to_y(y);
 }
 
