@@ -30,7 +30,10 @@
  *   and the values after it lets the lookup overwrite its index (vpermi2b, no register
  *   copies) and leaves two operations per group on the chain: 1 KiB to 16 KiB
  *   1.12-1.17x faster, 64 KiB (in L2) 0.95x, where issuing the loads a group ahead, as
- *   this loop did before, had helped; with the tree, it made 1-16 KiB 0.8-0.9x.
+ *   this loop did before, had helped; with the tree, it made 1-16 KiB 0.8-0.9x. (The
+ *   loads went ahead after an Intel Xeon, family 6 model 207, ran 64 KiB 1.13x slower
+ *   with them after the stores when dst sat 1,024 bytes past a 4 KiB multiple of src;
+ *   on Zen 5 that layout measures as the others do. Not re-measured on that Xeon.)
  *   Single blocks store 64 bytes where 24 characters follow them and 48 (masked)
  *   otherwise; the last partial block (4..60 characters) is read with a masked load and
  *   written with a masked store.
