@@ -46,11 +46,8 @@ AVX512_INLINE __m512i fold512(__m512i a, __m512i k, __m512i data) {
 AVX512_INLINE __m512i crc_at(uint32_t x, unsigned k) {
   /* At byte 0 (whole 64-byte blocks, aligned starts) the permute's latency is avoidable. */
   if (k == 0) return _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)x));
-  static const uint8_t iota[64] = {
-      0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-      22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
-      44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
-  __m512i idx = _mm512_sub_epi8(_mm512_loadu_si512(iota), _mm512_set1_epi8((char)k));
+  /* lane i takes lane i - k: the CRC's 4 bytes land at k..k+3 */
+  const __m512i idx = embd_avx512_lanes_from(-(int)k);
   /* Bytes 4..63 of the source are zero, so every index outside k..k+3 picks a zero. */
   /* zext, not cast: a cast leaves the upper bytes undefined (zero on hardware after
    * vmovd, but not in simde's emulation, where the avx512-simde row caught it). */
