@@ -69,14 +69,20 @@ static inline const uint64_t *embd_crc32_x86_kaddr_y(size_t d) {
                                           513 * (d & 15) + 496 - d);
 }
 
+/* 16 zero bytes, then 32 of 0xff: from `keep_mask + keep` (keep 1..16), 16 - keep zeros
+ * and then ones, the mask that keeps the last `keep` bytes of 16, or the last 16 + keep
+ * of 32. */
+static const uint8_t embd_crc32_x86_keep_mask[48] = {
+    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
 /* The last 16 bytes before `end` with all but the last `keep` (1..16) zeroed: the part of
  * the final chunk that no earlier chunk covers. */
 static inline __m128i embd_crc32_x86_last(const uint8_t *end, size_t keep) {
-  static const uint8_t keep_mask[32] = {
-      0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
-      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-  return _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(end - 16)),
-                       _mm_loadu_si128((const __m128i *)(const void *)(keep_mask + keep)));
+  return _mm_and_si128(
+      _mm_loadu_si128((const __m128i *)(const void *)(end - 16)),
+      _mm_loadu_si128((const __m128i *)(const void *)(embd_crc32_x86_keep_mask + keep)));
 }
 
 #endif
