@@ -96,23 +96,16 @@ static inline __attribute__((always_inline)) uint32_t DIRECTK(__m128i init, int 
     return embd_crc32_x86_finish_y(t);
   }
 #endif
-#if VL == 32
-  /* The inverted CRC XORed into the first chunk (always in a 256-bit register here), not a
-   * term of its own (one 128-bit multiply more, off the fold chain): on AMD Zen 5, where
-   * a 256-bit multiply issues as fast as a 128-bit one and small CRCs are bound by the
-   * multiplies' throughput, the extra one made independent CRCs of 33..256 bytes
-   * 1.03-1.24x slower, and put them 0.94-0.97x behind libdeflate 1.25 at 64..160 bytes.
-   * The price is latency: chained CRCs of 33..256 bytes take 1.16-1.46x as long as with
-   * the separate term (the CRC now waits for the fold and the lane reduction), still
-   * 1.28-1.62x faster than libdeflate's chain. */
+  /* The inverted CRC XORed into the first chunk (whole in the first vector), not a term
+   * of its own (one 128-bit multiply more, off the fold chain). On AMD Zen 5, where a
+   * 256-bit multiply issues as fast as a 128-bit one and short CRCs are bound by the
+   * multiplies' throughput, the extra multiply made independent CRCs of 33..256 bytes
+   * 1.03-1.24x slower (256-bit; 128-bit, 17..128 bytes: 1.03-1.15x) and put the 256-bit
+   * kernel 0.94-0.97x behind libdeflate 1.25 at 64..160 bytes. The price is latency:
+   * chained CRCs of 33..256 bytes take 1.16-1.46x as long as with the separate term
+   * (128-bit, 17..128 bytes: 1.06-1.37x), the CRC now waiting for the fold and the lane
+   * reduction, and stay 1.13-1.62x faster than libdeflate's chain. */
   const VEC crc0 = init_is_crc ? CAST_FROM128(init) : ZERO();
-#else
-  /* The inverted CRC as a term of its own: XORed into the first chunk, it waited for that
-   * chunk's fold, the accumulators' XORs and (256-bit) the lane extract before Barrett. */
-  if (init_is_crc)
-    t = embd_crc32_x86_crc_term(init, _mm_loadu_si128((const __m128i *)(const void *)kp[0]));
-  const VEC crc0 = ZERO();
-#endif
   /* Two accumulators split the XOR chain. */
   for (; i + 2 * (VL / 16) <= k; i += 2 * (VL / 16)) {
     VEC v0 = LOADU(p + 16 * i);
