@@ -81,8 +81,8 @@ function(embd_add_kernels target)
       message(WARNING "embd: compiler cannot build the sse42 tier; skipped")
     endif()
     if(EMBD_CC_AVX2)
-      set(_avx2_srcs ${_p}/x86/crc32_vpclmul_avx2.c ${_p}/x86/bswap_avx2.c
-        ${_p}/x86/base64_avx2.c)
+      set(_avx2_srcs ${_p}/x86/crc32_vpclmul_avx2.c ${_p}/x86/crc32_pclmul_avx2.c
+        ${_p}/x86/bswap_avx2.c ${_p}/x86/base64_avx2.c)
       if(_simde)
         # The avx512 CRC-32 and base64 kernels through simde's AVX-512 emulation (AVX2 code,
         # the CRC one with VPCLMULQDQ), registered as "avx512-simde" and never picked: the

@@ -33,6 +33,10 @@ static const struct embd_impl_desc crc32_impls[] = {
 #if defined(EMBD_HAVE_X86_SSE42)
     {"sse42-pclmul", EMBD_TIER_SSE42, 0, {FN(embd_crc32_pclmul)}, 1},
 #endif
+#if defined(EMBD_HAVE_X86_AVX2)
+    /* The sse42 kernel's code VEX-encoded, for AVX2 CPUs without VPCLMULQDQ. */
+    {"avx2-pclmul", EMBD_TIER_AVX2, 0, {FN(embd_crc32_pclmul_avx2)}, 1},
+#endif
 #if defined(EMBD_HAVE_CRC32_AVX512_SIMDE)
     /* The avx512 kernel through simde's AVX-512 emulation, in the avx2 family's files
      * (crc32_vpclmul_avx512_simde.c): never picked, there for the tests on CPUs without

@@ -98,6 +98,7 @@ EMBD_INTERNAL uint32_t embd_crc32_stub_(uint32_t crc, const void *buf, size_t le
 EMBD_INTERNAL uint32_t embd_crc32_pclmul(uint32_t crc, const void *buf, size_t len);
 #endif
 #if defined(EMBD_HAVE_X86_AVX2)
+EMBD_INTERNAL uint32_t embd_crc32_pclmul_avx2(uint32_t crc, const void *buf, size_t len);
 EMBD_INTERNAL uint32_t embd_crc32_vpclmul_avx2(uint32_t crc, const void *buf, size_t len);
 #endif
 #if defined(EMBD_HAVE_X86_AVX512)
