@@ -139,7 +139,8 @@ uint64_t embd_cpu_feature_by_name(const char *name, size_t len) {
  * (BMI2's shrx/sarx/bzhi in plain index arithmetic, say), so every implementation of the
  * tier needs all of them. The one exception is VPCLMULQDQ, also passed to the avx2 files:
  * compilers emit it only for the carry-less multiply intrinsics, so only the kernel that
- * calls them (crc32 avx2-vpclmul) lists it as an extra. */
+ * calls them on 256-bit vectors (crc32 avx2-vpclmul) lists it as an extra. (The 128-bit
+ * intrinsic, which crc32 avx2-pclmul calls, is the VEX.128 form: PCLMULQDQ and AVX.) */
 #define TIER_SSE42 (EMBD_CPU_SSSE3 | EMBD_CPU_SSE42 | EMBD_CPU_PCLMULQDQ)
 #define TIER_AVX2 (TIER_SSE42 | EMBD_CPU_AVX2 | EMBD_CPU_BMI2)
 #define TIER_AVX512                                                                \
