@@ -215,27 +215,32 @@ B64_AVX512_INLINE __m512i b64_enc_chars(__m512i in, __m512i spread, __m512i alph
  * 16 KiB the aligned step measured 0.89-0.96x the unaligned one (24-64 KiB, where the
  * input and output no longer fit the L1 together), and from an input that is not
  * 16-byte aligned (every step's three loads then cross lines) 0.98x: those keep it.
- * Under 64 bytes: one masked load and store. */
-B64_AVX512_INLINE size_t enc_blocks(char *dst, const uint8_t *src, size_t n, int url,
-                                    const int edge) {
+ * Under 64 bytes: enc_short. */
+/* 3..63 bytes (a multiple of 3): one block of up to 48, masked, then the rest; `edge`
+ * as in avx512_masked_mem.h. */
+B64_AVX512_INLINE size_t enc_short(char *dst, const uint8_t *src, size_t n, int url,
+                                   const int edge) {
   const __m512i alpha = _mm512_load_si512((const void *)b64_enc_alpha[url != 0]);
   const __m512i spread = _mm512_load_si512((const void *)b64_enc_spread);
-  if (n < 64) {
-    /* 3..63 bytes (a multiple of 3): one block of up to 48, masked, then the rest */
-    size_t i = 0;
-    char *d = dst;
-    if (n >= 48) {
-      const __m512i in = EMBD_AVX512_MASKZ_LOADU(edge, 0xFFFFFFFFFFFFull, src);
-      _mm512_storeu_si512((void *)d, b64_enc_chars(in, spread, alpha));
-      i = 48, d += 64;
-    }
-    if (i < n) {
-      const size_t r = n - i;
-      const __m512i in = EMBD_AVX512_MASKZ_LOADU(edge, b64_low_mask(r), src + i);
-      EMBD_AVX512_MASK_STOREU(edge, d, b64_low_mask(r / 3 * 4), b64_enc_chars(in, spread, alpha));
-    }
-    return n;
+  size_t i = 0;
+  char *d = dst;
+  if (n >= 48) {
+    const __m512i in = EMBD_AVX512_MASKZ_LOADU(edge, 0xFFFFFFFFFFFFull, src);
+    _mm512_storeu_si512((void *)d, b64_enc_chars(in, spread, alpha));
+    i = 48, d += 64;
   }
+  if (i < n) {
+    const size_t r = n - i;
+    const __m512i in = EMBD_AVX512_MASKZ_LOADU(edge, b64_low_mask(r), src + i);
+    EMBD_AVX512_MASK_STOREU(edge, d, b64_low_mask(r / 3 * 4), b64_enc_chars(in, spread, alpha));
+  }
+  return n;
+}
+
+/* 64 bytes or more. */
+B64_AVX512_INLINE size_t enc_blocks(char *dst, const uint8_t *src, size_t n, int url) {
+  const __m512i alpha = _mm512_load_si512((const void *)b64_enc_alpha[url != 0]);
+  const __m512i spread = _mm512_load_si512((const void *)b64_enc_spread);
   size_t i = 0;
   char *d = dst;
   if (n >= 4 * 48 + 3 * 48 && n <= 16384 && ((uintptr_t)src & 15) == 0) {
@@ -311,12 +316,14 @@ static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {
 }
 static __attribute__((noinline)) size_t enc_block_edge(char *dst, const uint8_t *src, size_t n,
                                                        int url) {
-  return enc_blocks(dst, src, n, url, 1);
+  return enc_short(dst, src, n, url, 1);
 }
 B64_AVX512_INLINE size_t enc_block(char *dst, const uint8_t *src, size_t n, int url) {
-  if (n < 64 && embd_avx512_near_page_ends(src + n, dst + n / 3 * 4))
-    return enc_block_edge(dst, src, n, url);
-  return enc_blocks(dst, src, n, url, 0);
+  if (n < 64) {
+    if (embd_avx512_near_page_ends(src + n, dst + n / 3 * 4)) return enc_block_edge(dst, src, n, url);
+    return enc_short(dst, src, n, url, 0);
+  }
+  return enc_blocks(dst, src, n, url);
 }
 
 /* one expansion step more, so that B64_ISA is replaced before the names are pasted */
