@@ -45,7 +45,10 @@
  * three aligned vectors and picks each block's 48 bytes with vpermb or vpermt2b (see
  * enc_blocks); on the Intel Xeon above, where vpermt2b takes port 5 two cycles, that is
  * two port-5 cycles more per step than four vpermb, traded for one load instead of three
- * that cross a cache line: not measured there. From 64 bytes up the tail is one load of
+ * that cross a cache line: not measured there. From 4 KiB to 20 KiB a misaligned output
+ * is first brought to a 64-byte boundary and the steps read four aligned vectors
+ * wherever the input then sits (enc_realigned): three vpermt2b a step, one more than the
+ * aligned-input steps, for stores that no longer cross lines. From 64 bytes up the tail is one load of
  * the input's last 64 bytes and blocks that overlap characters already stored; only
  * inputs under 64 bytes use masked loads and stores. */
 #include <immintrin.h>
@@ -215,6 +218,7 @@ B64_AVX512_INLINE __m512i b64_enc_chars(__m512i in, __m512i spread, __m512i alph
  * 16 KiB the aligned step measured 0.89-0.96x the unaligned one (24-64 KiB, where the
  * input and output no longer fit the L1 together), and from an input that is not
  * 16-byte aligned (every step's three loads then cross lines) 0.98x: those keep it.
+ * From 4 KiB to 20 KiB a misaligned output, or input, goes to enc_realigned instead.
  * Under 64 bytes: enc_short. */
 /* 3..63 bytes (a multiple of 3): one block of up to 48, masked, then the rest; `edge`
  * as in avx512_masked_mem.h. */
@@ -237,38 +241,99 @@ B64_AVX512_INLINE size_t enc_short(char *dst, const uint8_t *src, size_t n, int 
   return n;
 }
 
+/* Steps of four blocks (192 bytes) from 64-byte-aligned loads. The step's input starts
+ * o = (src + i) mod 64 bytes into its first vector v[0], block k at o + 48 k: in v[j_k]
+ * and, unless it fits in that one, v[j_k + 1], picked by vpermt2b, or by vpermb where it
+ * fits. `shape` is a constant per copy: 0..3 is o / 16, and block `shape` is the one
+ * that fits (j_k = k for k <= shape, k - 1 above); 4 is o = 0, where blocks 0 and 3 fit
+ * (j_k = 0, 0, 1, 2) and a step reads three vectors instead of four. Every load is
+ * inside src[i - o .. n): the caller has i >= o. */
+enum { B64_STEP_AT0 = 4 };
+typedef struct {
+  size_t i; /* bytes encoded */
+  char *d;  /* where their characters end */
+} b64_enc_pos;
+B64_AVX512_INLINE b64_enc_pos enc_steps(char *d, const uint8_t *src, size_t i, size_t n,
+                                        __m512i spread, __m512i alpha, const int shape) {
+  const size_t o = shape == B64_STEP_AT0 ? 0 : (uintptr_t)(src + i) & 63;
+  const size_t vecs = shape == B64_STEP_AT0 ? 3 : 4;
+  const int one = shape & 3; /* the block that fits in one vector (and block 3 for AT0) */
+  const uint8_t *a = src + i - o;
+  __m512i idx[4];
+  for (int k = 0; k < 4; k++)
+    idx[k] = _mm512_add_epi8(spread, _mm512_set1_epi8((char)((o + 48 * (size_t)k) & 63)));
+  for (; i - o + 64 * vecs <= n; i += 4 * 48, a += 4 * 48, d += 4 * 64) {
+    __m512i v[5]; /* v[vecs..4] are never read (the blocks there fit in one vector) */
+    for (size_t j = 0; j < vecs; j++) v[j] = _mm512_load_si512((const void *)(a + 64 * j));
+    for (int k = 0; k < 4; k++) {
+      const int j = k > one ? k - 1 : k;
+      const __m512i x = k == one || (shape == B64_STEP_AT0 && k == 3)
+                            ? _mm512_permutexvar_epi8(idx[k], v[j])
+                            : _mm512_permutex2var_epi8(v[j], idx[k], v[j + 1]);
+      _mm512_storeu_si512((void *)(d + 64 * k), b64_enc_spread_chars(x, alpha));
+    }
+  }
+  const b64_enc_pos at = {i, d};
+  return at;
+}
+
+/* From 4 KiB to 20 KiB, where the output is 4-byte but not 64-byte aligned or the input
+ * not 16-byte aligned: the output to a 64-byte boundary by one block, of which the
+ * characters up to the boundary count (the steps rewrite the rest), then at most two
+ * blocks so that the steps' first vector starts inside the input, then the steps for
+ * where the input then sits: every store aligned, every load too but the first few.
+ * A store that crosses a cache line is what a misaligned output cost (AMD Zen 5: 16 KiB
+ * from an aligned input took 1.25x as long into an output 16 bytes past a 64-byte
+ * boundary as into an aligned one). Against the paths before (the aligned-input steps
+ * with those stores, or four unaligned loads a step), Zen 5, output 16/32/48/36 bytes
+ * past a 4 KiB multiple of the input, input aligned or 4/8 bytes past: 4.5-6 KiB
+ * 1.02-1.34x, 8-20 KiB 1.03-1.17x; at 3 KiB, where the call and the peeled blocks weigh
+ * more, 0.89-1.05, so it starts at 4 KiB; above 20 KiB (input and output no longer fit
+ * the L1 together) level. Out of line: inlined, its five copies of the steps made the
+ * driver's short inputs 0.93x (99 bytes). */
+static __attribute__((noinline)) b64_enc_pos enc_realigned(char *d, const uint8_t *src,
+                                                           size_t n, int url) {
+  const __m512i alpha = _mm512_load_si512((const void *)b64_enc_alpha[url != 0]);
+  const __m512i spread = _mm512_load_si512((const void *)b64_enc_spread);
+  size_t i = 0;
+  if ((uintptr_t)d & 63) {
+    const size_t c = 64 - ((uintptr_t)d & 63);
+    _mm512_storeu_si512((void *)d,
+                        b64_enc_chars(_mm512_loadu_si512((const void *)src), spread, alpha));
+    i = c / 4 * 3, d += c;
+  }
+  for (; ((uintptr_t)(src + i) & 63) > i; i += 48, d += 64)
+    _mm512_storeu_si512((void *)d,
+                        b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
+  const size_t o = (uintptr_t)(src + i) & 63;
+  switch (o ? (int)(o >> 4) : B64_STEP_AT0) {
+  case 0: return enc_steps(d, src, i, n, spread, alpha, 0);
+  case 1: return enc_steps(d, src, i, n, spread, alpha, 1);
+  case 2: return enc_steps(d, src, i, n, spread, alpha, 2);
+  case 3: return enc_steps(d, src, i, n, spread, alpha, 3);
+  default: return enc_steps(d, src, i, n, spread, alpha, B64_STEP_AT0);
+  }
+}
+
 /* 64 bytes or more. */
 B64_AVX512_INLINE size_t enc_blocks(char *dst, const uint8_t *src, size_t n, int url) {
   const __m512i alpha = _mm512_load_si512((const void *)b64_enc_alpha[url != 0]);
   const __m512i spread = _mm512_load_si512((const void *)b64_enc_spread);
   size_t i = 0;
   char *d = dst;
-  if (n >= 4 * 48 + 3 * 48 && n <= 16384 && ((uintptr_t)src & 15) == 0) {
+  if (n >= 4096 && n <= 20480 && !((uintptr_t)d & 3) &&
+      (((uintptr_t)d & 63) || ((uintptr_t)src & 15))) {
+    const b64_enc_pos at = enc_realigned(d, src, n, url);
+    i = at.i, d = at.d;
+  } else if (n >= 4 * 48 + 3 * 48 && n <= 16384 && ((uintptr_t)src & 15) == 0) {
     for (; ((uintptr_t)src + i) & 63; i += 48, d += 64) /* at most three blocks */
       _mm512_storeu_si512((void *)d,
                           b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
-    /* A step's blocks start 0, 48, 96 and 144 bytes into its 192: bytes 0..47 of the first
-     * vector, 48..63 of it and 0..31 of the second, 32..63 of the second and 0..15 of the
-     * third, 16..63 of the third. */
-    const __m512i s1 = _mm512_add_epi8(spread, _mm512_set1_epi8(48));
-    const __m512i s2 = _mm512_add_epi8(spread, _mm512_set1_epi8(32));
-    const __m512i s3 = _mm512_add_epi8(spread, _mm512_set1_epi8(16));
-    for (; i + 4 * 48 <= n; i += 4 * 48, d += 4 * 64) {
-      const uint8_t *s = src + i;
-      const __m512i a = _mm512_load_si512((const void *)s);
-      const __m512i b = _mm512_load_si512((const void *)(s + 64));
-      const __m512i c = _mm512_load_si512((const void *)(s + 128));
-      const __m512i x0 = _mm512_permutexvar_epi8(spread, a);
-      const __m512i x1 = _mm512_permutex2var_epi8(a, s1, b);
-      const __m512i x2 = _mm512_permutex2var_epi8(b, s2, c);
-      const __m512i x3 = _mm512_permutexvar_epi8(s3, c);
-      _mm512_storeu_si512((void *)d, b64_enc_spread_chars(x0, alpha));
-      _mm512_storeu_si512((void *)(d + 64), b64_enc_spread_chars(x1, alpha));
-      _mm512_storeu_si512((void *)(d + 128), b64_enc_spread_chars(x2, alpha));
-      _mm512_storeu_si512((void *)(d + 192), b64_enc_spread_chars(x3, alpha));
-    }
+    const b64_enc_pos at = enc_steps(d, src, i, n, spread, alpha, B64_STEP_AT0);
+    i = at.i, d = at.d;
   } else if (n >= 4 * 48 + 64) {
-    /* Larger or not 16-byte aligned: four unaligned loads a step, each block's issued a
+    /* Larger, or an input not 16-byte aligned outside enc_realigned's range (or with an
+     * output not 4-byte aligned): four unaligned loads a step, each block's issued a
      * block ahead, before the store of the block before it (Intel Xeon, family 6 model
      * 207, against one block a step: 8 KiB 1.0-1.2x faster, 1 KiB 1.0-1.15x). The last
      * step's load of the next block is unused when the loop ends. */
