@@ -241,6 +241,30 @@ B64_AVX512_INLINE size_t enc_short(char *dst, const uint8_t *src, size_t n, int 
   return n;
 }
 
+/* The last bytes after the steps (i of n encoded, their characters ending at d): single
+ * blocks while a 64-byte load fits, then the rest from one load of the input's last 64
+ * bytes. */
+B64_AVX512_INLINE size_t enc_finish(char *dst, char *d, const uint8_t *src, size_t i, size_t n,
+                                    __m512i spread, __m512i alpha) {
+  for (; i + 64 <= n; i += 48, d += 64)
+    _mm512_storeu_si512((void *)d,
+                        b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
+  if (i < n) {
+    /* r = n - i, 3..63 bytes, all inside the last 64 of the input: a block starting at i
+     * (its bytes 64 - r.. of that load) when r > 48, and the block ending at n (bytes
+     * 16..63), over characters already stored where the two overlap. */
+    const size_t r = n - i;
+    const __m512i last = _mm512_loadu_si512((const void *)(src + n - 64));
+    if (r > 48)
+      _mm512_storeu_si512(
+          (void *)d,
+          b64_enc_chars(last, _mm512_add_epi8(spread, _mm512_set1_epi8((char)(64 - r))), alpha));
+    _mm512_storeu_si512((void *)(dst + (n - 48) / 3 * 4),
+                        b64_enc_chars(last, _mm512_add_epi8(spread, _mm512_set1_epi8(16)), alpha));
+  }
+  return n;
+}
+
 /* Steps of four blocks (192 bytes) from 64-byte-aligned loads. The step's input starts
  * o = (src + i) mod 64 bytes into its first vector v[0], block k at o + 48 k: in v[j_k]
  * and, unless it fits in that one, v[j_k + 1], picked by vpermt2b, or by vpermb where it
@@ -289,13 +313,15 @@ B64_AVX512_INLINE b64_enc_pos enc_steps(char *d, const uint8_t *src, size_t i, s
  * past a 4 KiB multiple of the input, input aligned or 4/8 bytes past: 4.5-6 KiB
  * 1.02-1.34x, 8-20 KiB 1.03-1.17x; at 3 KiB, where the call and the peeled blocks weigh
  * more, 0.89-1.05, so it starts at 4 KiB; above 20 KiB (input and output no longer fit
- * the L1 together) level. Out of line: inlined, its five copies of the steps made the
- * driver's short inputs 0.93x (99 bytes). */
-static __attribute__((noinline)) b64_enc_pos enc_realigned(char *d, const uint8_t *src,
-                                                           size_t n, int url) {
+ * the L1 together) level. Encodes all n bytes. Out of line, and called before
+ * enc_blocks loads anything: inlined (five copies of the steps), or called with the
+ * alphabet live across the call, it made the short inputs 0.93-0.97x (99 B-1 KiB). */
+static __attribute__((noinline)) size_t enc_realigned(char *dst, const uint8_t *src, size_t n,
+                                                     int url) {
   const __m512i alpha = _mm512_load_si512((const void *)b64_enc_alpha[url != 0]);
   const __m512i spread = _mm512_load_si512((const void *)b64_enc_spread);
   size_t i = 0;
+  char *d = dst;
   if ((uintptr_t)d & 63) {
     const size_t c = 64 - ((uintptr_t)d & 63);
     _mm512_storeu_si512((void *)d,
@@ -306,26 +332,27 @@ static __attribute__((noinline)) b64_enc_pos enc_realigned(char *d, const uint8_
     _mm512_storeu_si512((void *)d,
                         b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
   const size_t o = (uintptr_t)(src + i) & 63;
+  b64_enc_pos at;
   switch (o ? (int)(o >> 4) : B64_STEP_AT0) {
-  case 0: return enc_steps(d, src, i, n, spread, alpha, 0);
-  case 1: return enc_steps(d, src, i, n, spread, alpha, 1);
-  case 2: return enc_steps(d, src, i, n, spread, alpha, 2);
-  case 3: return enc_steps(d, src, i, n, spread, alpha, 3);
-  default: return enc_steps(d, src, i, n, spread, alpha, B64_STEP_AT0);
+  case 0: at = enc_steps(d, src, i, n, spread, alpha, 0); break;
+  case 1: at = enc_steps(d, src, i, n, spread, alpha, 1); break;
+  case 2: at = enc_steps(d, src, i, n, spread, alpha, 2); break;
+  case 3: at = enc_steps(d, src, i, n, spread, alpha, 3); break;
+  default: at = enc_steps(d, src, i, n, spread, alpha, B64_STEP_AT0); break;
   }
+  return enc_finish(dst, at.d, src, at.i, n, spread, alpha);
 }
 
 /* 64 bytes or more. */
 B64_AVX512_INLINE size_t enc_blocks(char *dst, const uint8_t *src, size_t n, int url) {
+  if (n - 4096 <= 20480 - 4096 /* 4 KiB <= n <= 20 KiB */ && !((uintptr_t)dst & 3) &&
+      (((uintptr_t)dst & 63) || ((uintptr_t)src & 15)))
+    return enc_realigned(dst, src, n, url);
   const __m512i alpha = _mm512_load_si512((const void *)b64_enc_alpha[url != 0]);
   const __m512i spread = _mm512_load_si512((const void *)b64_enc_spread);
   size_t i = 0;
   char *d = dst;
-  if (n >= 4096 && n <= 20480 && !((uintptr_t)d & 3) &&
-      (((uintptr_t)d & 63) || ((uintptr_t)src & 15))) {
-    const b64_enc_pos at = enc_realigned(d, src, n, url);
-    i = at.i, d = at.d;
-  } else if (n >= 4 * 48 + 3 * 48 && n <= 16384 && ((uintptr_t)src & 15) == 0) {
+  if (n >= 4 * 48 + 3 * 48 && n <= 16384 && ((uintptr_t)src & 15) == 0) {
     for (; ((uintptr_t)src + i) & 63; i += 48, d += 64) /* at most three blocks */
       _mm512_storeu_si512((void *)d,
                           b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
@@ -350,23 +377,7 @@ B64_AVX512_INLINE size_t enc_blocks(char *dst, const uint8_t *src, size_t n, int
       _mm512_storeu_si512((void *)(d + 192), b64_enc_chars(y, spread, alpha));
     }
   }
-  for (; i + 64 <= n; i += 48, d += 64)
-    _mm512_storeu_si512((void *)d,
-                        b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
-  if (i < n) {
-    /* r = n - i, 3..63 bytes, all inside the last 64 of the input: a block starting at i
-     * (its bytes 64 - r.. of that load) when r > 48, and the block ending at n (bytes
-     * 16..63), over characters already stored where the two overlap. */
-    const size_t r = n - i;
-    const __m512i last = _mm512_loadu_si512((const void *)(src + n - 64));
-    if (r > 48)
-      _mm512_storeu_si512(
-          (void *)d,
-          b64_enc_chars(last, _mm512_add_epi8(spread, _mm512_set1_epi8((char)(64 - r))), alpha));
-    _mm512_storeu_si512((void *)(dst + (n - 48) / 3 * 4),
-                        b64_enc_chars(last, _mm512_add_epi8(spread, _mm512_set1_epi8(16)), alpha));
-  }
-  return n;
+  return enc_finish(dst, d, src, i, n, spread, alpha);
 }
 
 /* The masked accesses sit at the ends of src and dst; where one of them ends near a page
