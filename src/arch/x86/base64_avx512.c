@@ -48,9 +48,9 @@
  * that cross a cache line: not measured there. From 4 KiB to 20 KiB a misaligned output
  * is first brought to a 64-byte boundary and the steps read four aligned vectors
  * wherever the input then sits (enc_realigned): three vpermt2b a step, one more than the
- * aligned-input steps, for stores that no longer cross lines. From 64 bytes up the tail is one load of
- * the input's last 64 bytes and blocks that overlap characters already stored; only
- * inputs under 64 bytes use masked loads and stores. */
+ * aligned-input steps, for stores that no longer cross lines. From 64 bytes up the tail
+ * is one load of the input's last 64 bytes and blocks that overlap characters already
+ * stored; only inputs under 64 bytes use masked loads and stores. */
 #include <immintrin.h>
 
 #include "avx512_masked_mem.h"
@@ -309,11 +309,11 @@ B64_AVX512_INLINE b64_enc_pos enc_steps(char *d, const uint8_t *src, size_t i, s
  * A store that crosses a cache line is what a misaligned output cost (AMD Zen 5: 16 KiB
  * from an aligned input took 1.25x as long into an output 16 bytes past a 64-byte
  * boundary as into an aligned one). Against the paths before (the aligned-input steps
- * with those stores, or four unaligned loads a step), Zen 5, output 16/32/48/36 bytes
- * past a 4 KiB multiple of the input, input aligned or 4/8 bytes past: 4.5-6 KiB
- * 1.02-1.34x, 8-20 KiB 1.03-1.17x; at 3 KiB, where the call and the peeled blocks weigh
- * more, 0.89-1.05, so it starts at 4 KiB; above 20 KiB (input and output no longer fit
- * the L1 together) level. Encodes all n bytes. Out of line, and called before
+ * with those stores, or four unaligned loads a step), Zen 5, old time / new time, output
+ * 16, 32 or 48 bytes past a 4 KiB multiple of the input, or the input 8 bytes past one:
+ * 4.5-6 KiB 1.06-1.21, 8 KiB 1.04-1.10, 12 KiB 0.99-1.11, 16 KiB 1.05-1.16, 20 KiB
+ * 1.09-1.28; at 3 KiB, where the call and the peeled blocks weigh more, 0.89-1.05, so it
+ * starts at 4 KiB; above 20 KiB (input and output no longer fit the L1 together) level. Encodes all n bytes. Out of line, and called before
  * enc_blocks loads anything: inlined (five copies of the steps), or called with the
  * alphabet live across the call, it made the short inputs 0.93-0.97x (99 B-1 KiB). */
 static __attribute__((noinline)) size_t enc_realigned(char *dst, const uint8_t *src, size_t n,
