@@ -41,7 +41,7 @@
  * Encode, 48 bytes -> 64 characters per block: vpermb spreads each 3-byte group s0 s1 s2
  * into a dword [s1 s0 s2 s1]; vpmultishiftqb copies the four 6-bit fields (bit offsets 10,
  * 4, 22, 16 of each dword) into bytes; vpermb, which uses the low 6 bits of its index,
- * maps them through the 64-character alphabet. Up to 16 KiB a step of four blocks reads
+ * maps them through the 64-character alphabet. Up to 20 KiB a step of four blocks reads
  * three aligned vectors and picks each block's 48 bytes with vpermb or vpermt2b (see
  * enc_blocks); on the Intel Xeon above, where vpermt2b takes port 5 two cycles, that is
  * two port-5 cycles more per step than four vpermb, traded for one load instead of three
@@ -204,7 +204,7 @@ B64_AVX512_INLINE __m512i b64_enc_chars(__m512i in, __m512i spread, __m512i alph
  * encoder, which does the same work, is still 1.35-1.45x faster there).
  *
  * From 64 bytes no masked access, so only shorter inputs check the page ends. Up to
- * 16 KiB from an input that is 16-byte aligned (as malloc's are): single blocks until it
+ * 20 KiB from an input that is 16-byte aligned (as malloc's are): single blocks until it
  * is 64-byte aligned (at most three, 48 bytes a block), then 192 bytes a step from three
  * aligned loads, the four blocks' bytes picked by vpermb / vpermt2b / vpermt2b / vpermb
  * (as many shuffles as four unaligned loads, three of which cross a cache line). Then
@@ -215,9 +215,10 @@ B64_AVX512_INLINE __m512i b64_enc_chars(__m512i in, __m512i spread, __m512i alph
  * time / new time, output 0, 16, 64, 1024 and 3072 bytes past a 4 KiB multiple of the
  * input: 99 bytes 1.12-1.13, 1 KiB 1.15-1.41, 6 KiB 1.06-1.24, 8 KiB 1.06-1.21, 16 KiB
  * 1.00-1.10; the input at 16, 32 or 48 past a 64-byte boundary about the same. Above
- * 16 KiB the aligned step measured 0.89-0.96x the unaligned one (24-64 KiB, where the
- * input and output no longer fit the L1 together), and from an input that is not
- * 16-byte aligned (every step's three loads then cross lines) 0.98x: those keep it.
+ * 20 KiB the aligned step measured 0.89-0.96x the unaligned one (24-64 KiB, where the
+ * input and output no longer fit the L1 together; from 16 to 20 KiB, where they still
+ * do, it is 1.02-1.24x faster, a later session), and from an input that is not 16-byte
+ * aligned (every step's three loads then cross lines) 0.98x: those keep it.
  * From 4 KiB to 20 KiB a misaligned output, or input, goes to enc_realigned instead.
  * Under 64 bytes: enc_short. */
 /* 3..63 bytes (a multiple of 3): one block of up to 48, masked, then the rest; `edge`
@@ -352,7 +353,7 @@ B64_AVX512_INLINE size_t enc_blocks(char *dst, const uint8_t *src, size_t n, int
   const __m512i spread = _mm512_load_si512((const void *)b64_enc_spread);
   size_t i = 0;
   char *d = dst;
-  if (n >= 4 * 48 + 3 * 48 && n <= 16384 && ((uintptr_t)src & 15) == 0) {
+  if (n >= 4 * 48 + 3 * 48 && n <= 20480 && ((uintptr_t)src & 15) == 0) {
     for (; ((uintptr_t)src + i) & 63; i += 48, d += 64) /* at most three blocks */
       _mm512_storeu_si512((void *)d,
                           b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
