@@ -198,29 +198,12 @@ B64_AVX512_INLINE __m512i b64_enc_spread_chars(__m512i s, __m512i alpha) {
 B64_AVX512_INLINE __m512i b64_enc_chars(__m512i in, __m512i spread, __m512i alpha) {
   return b64_enc_spread_chars(_mm512_permutexvar_epi8(spread, in), alpha);
 }
+/* One block from a 64-byte load at s: 64 characters at d. */
+B64_AVX512_INLINE void b64_enc_block_at(char *d, const uint8_t *s, __m512i spread,
+                                        __m512i alpha) {
+  _mm512_storeu_si512((void *)d, b64_enc_chars(_mm512_loadu_si512((const void *)s), spread, alpha));
+}
 
-/* Inlined into the driver, as the avx2 encoder is (base64_x86_template.h): the call and
- * the six registers saved around it cost 100 characters about 5% (simdutf's icelake
- * encoder, which does the same work, is still 1.35-1.45x faster there).
- *
- * From 64 bytes no masked access, so only shorter inputs check the page ends. Up to
- * 20 KiB from an input that is 16-byte aligned (as malloc's are): single blocks until it
- * is 64-byte aligned (at most three, 48 bytes a block), then 192 bytes a step from three
- * aligned loads, the four blocks' bytes picked by vpermb / vpermt2b / vpermt2b / vpermb
- * (as many shuffles as four unaligned loads, three of which cross a cache line). Then
- * single blocks while a 64-byte load fits, and the last 1..63 bytes from one load of the
- * input's last 64 bytes: the block ending at n (and, for more than 48, the one starting
- * where the blocks stopped), rewriting characters already stored where they overlap.
- * AMD Zen 5, against the loop before (four unaligned loads a step, masked tails), old
- * time / new time, output 0, 16, 64, 1024 and 3072 bytes past a 4 KiB multiple of the
- * input: 99 bytes 1.12-1.13, 1 KiB 1.15-1.41, 6 KiB 1.06-1.24, 8 KiB 1.06-1.21, 16 KiB
- * 1.00-1.10; the input at 16, 32 or 48 past a 64-byte boundary about the same. Above
- * 20 KiB the aligned step measured 0.89-0.96x the unaligned one (24-64 KiB, where the
- * input and output no longer fit the L1 together; from 16 to 20 KiB, where they still
- * do, it is 1.02-1.24x faster, a later session), and from an input that is not 16-byte
- * aligned (every step's three loads then cross lines) 0.98x: those keep it.
- * From 4 KiB to 20 KiB a misaligned output, or input, goes to enc_realigned instead.
- * Under 64 bytes: enc_short. */
 /* 3..63 bytes (a multiple of 3): one block of up to 48, masked, then the rest; `edge`
  * as in avx512_masked_mem.h. */
 B64_AVX512_INLINE size_t enc_short(char *dst, const uint8_t *src, size_t n, int url,
@@ -248,8 +231,7 @@ B64_AVX512_INLINE size_t enc_short(char *dst, const uint8_t *src, size_t n, int 
 B64_AVX512_INLINE size_t enc_finish(char *dst, char *d, const uint8_t *src, size_t i, size_t n,
                                     __m512i spread, __m512i alpha) {
   for (; i + 64 <= n; i += 48, d += 64)
-    _mm512_storeu_si512((void *)d,
-                        b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
+    b64_enc_block_at(d, src + i, spread, alpha);
   if (i < n) {
     /* r = n - i, 3..63 bytes, all inside the last 64 of the input: a block starting at i
      * (its bytes 64 - r.. of that load) when r > 48, and the block ending at n (bytes
@@ -274,6 +256,9 @@ B64_AVX512_INLINE size_t enc_finish(char *dst, char *d, const uint8_t *src, size
  * (j_k = 0, 0, 1, 2) and a step reads three vectors instead of four. Every load is
  * inside src[i - o .. n): the caller has i >= o. */
 enum { B64_STEP_AT0 = 4 };
+/* The aligned steps' range: the realigned path from B64_ENC_REALIGN_MIN bytes, both up to
+ * B64_ENC_ALIGNED_MAX (where input and output still fit the L1 together). */
+enum { B64_ENC_REALIGN_MIN = 4096, B64_ENC_ALIGNED_MAX = 20480 };
 typedef struct {
   size_t i; /* bytes encoded */
   char *d;  /* where their characters end */
@@ -314,9 +299,10 @@ B64_AVX512_INLINE b64_enc_pos enc_steps(char *d, const uint8_t *src, size_t i, s
  * 16, 32 or 48 bytes past a 4 KiB multiple of the input, or the input 8 bytes past one:
  * 4.5-6 KiB 1.06-1.21, 8 KiB 1.04-1.10, 12 KiB 0.99-1.11, 16 KiB 1.05-1.16, 20 KiB
  * 1.09-1.28; at 3 KiB, where the call and the peeled blocks weigh more, 0.89-1.05, so it
- * starts at 4 KiB; above 20 KiB (input and output no longer fit the L1 together) level. Encodes all n bytes. Out of line, and called before
- * enc_blocks loads anything: inlined (five copies of the steps), or called with the
- * alphabet live across the call, it made the short inputs 0.93-0.97x (99 B-1 KiB). */
+ * starts at 4 KiB; above 20 KiB (input and output no longer fit the L1 together) level.
+ * Encodes all n bytes. Out of line, and called before enc_blocks loads anything:
+ * inlined (five copies of the steps), or called with the alphabet live across the call,
+ * it made the short inputs 0.93-0.97x (99 B-1 KiB). */
 static __attribute__((noinline)) size_t enc_realigned(char *dst, const uint8_t *src, size_t n,
                                                      int url) {
   const __m512i alpha = _mm512_load_si512((const void *)b64_enc_alpha[url != 0]);
@@ -325,13 +311,11 @@ static __attribute__((noinline)) size_t enc_realigned(char *dst, const uint8_t *
   char *d = dst;
   if ((uintptr_t)d & 63) {
     const size_t c = 64 - ((uintptr_t)d & 63);
-    _mm512_storeu_si512((void *)d,
-                        b64_enc_chars(_mm512_loadu_si512((const void *)src), spread, alpha));
+    b64_enc_block_at(d, src, spread, alpha);
     i = c / 4 * 3, d += c;
   }
   for (; ((uintptr_t)(src + i) & 63) > i; i += 48, d += 64)
-    _mm512_storeu_si512((void *)d,
-                        b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
+    b64_enc_block_at(d, src + i, spread, alpha);
   const size_t o = (uintptr_t)(src + i) & 63;
   b64_enc_pos at;
   switch (o ? (int)(o >> 4) : B64_STEP_AT0) {
@@ -344,19 +328,39 @@ static __attribute__((noinline)) size_t enc_realigned(char *dst, const uint8_t *
   return enc_finish(dst, at.d, src, at.i, n, spread, alpha);
 }
 
-/* 64 bytes or more. */
+/* Inlined into the driver, as the avx2 encoder is (base64_x86_template.h): the call and
+ * the six registers saved around it cost 100 characters about 5% (simdutf's icelake
+ * encoder, which does the same work, is still 1.35-1.45x faster there).
+ *
+ * From 64 bytes no masked access, so only shorter inputs check the page ends. Up to
+ * 20 KiB from an input that is 16-byte aligned (as malloc's are): single blocks until it
+ * is 64-byte aligned (at most three, 48 bytes a block), then 192 bytes a step from three
+ * aligned loads, the four blocks' bytes picked by vpermb / vpermt2b / vpermt2b / vpermb
+ * (as many shuffles as four unaligned loads, three of which cross a cache line). Then
+ * single blocks while a 64-byte load fits, and the last 1..63 bytes from one load of the
+ * input's last 64 bytes: the block ending at n (and, for more than 48, the one starting
+ * where the blocks stopped), rewriting characters already stored where they overlap.
+ * AMD Zen 5, against the loop before (four unaligned loads a step, masked tails), old
+ * time / new time, output 0, 16, 64, 1024 and 3072 bytes past a 4 KiB multiple of the
+ * input: 99 bytes 1.12-1.13, 1 KiB 1.15-1.41, 6 KiB 1.06-1.24, 8 KiB 1.06-1.21, 16 KiB
+ * 1.00-1.10; the input at 16, 32 or 48 past a 64-byte boundary about the same. Above
+ * 20 KiB the aligned step measured 0.89-0.96x the unaligned one (24-64 KiB, where the
+ * input and output no longer fit the L1 together; from 16 to 20 KiB, where they still
+ * do, it is 1.02-1.24x faster, a later session), and from an input that is not 16-byte
+ * aligned (every step's three loads then cross lines) 0.98x: those keep it.
+ * From 4 KiB to 20 KiB a misaligned output, or input, goes to enc_realigned instead.
+ * Under 64 bytes: enc_short. This is the path for 64 bytes or more. */
 B64_AVX512_INLINE size_t enc_blocks(char *dst, const uint8_t *src, size_t n, int url) {
-  if (n - 4096 <= 20480 - 4096 /* 4 KiB <= n <= 20 KiB */ && !((uintptr_t)dst & 3) &&
-      (((uintptr_t)dst & 63) || ((uintptr_t)src & 15)))
+  if (n - B64_ENC_REALIGN_MIN <= B64_ENC_ALIGNED_MAX - B64_ENC_REALIGN_MIN &&
+      !((uintptr_t)dst & 3) && (((uintptr_t)dst & 63) || ((uintptr_t)src & 15)))
     return enc_realigned(dst, src, n, url);
   const __m512i alpha = _mm512_load_si512((const void *)b64_enc_alpha[url != 0]);
   const __m512i spread = _mm512_load_si512((const void *)b64_enc_spread);
   size_t i = 0;
   char *d = dst;
-  if (n >= 4 * 48 + 3 * 48 && n <= 20480 && ((uintptr_t)src & 15) == 0) {
+  if (n >= 4 * 48 + 3 * 48 && n <= B64_ENC_ALIGNED_MAX && ((uintptr_t)src & 15) == 0) {
     for (; ((uintptr_t)src + i) & 63; i += 48, d += 64) /* at most three blocks */
-      _mm512_storeu_si512((void *)d,
-                          b64_enc_chars(_mm512_loadu_si512((const void *)(src + i)), spread, alpha));
+      b64_enc_block_at(d, src + i, spread, alpha);
     const b64_enc_pos at = enc_steps(d, src, i, n, spread, alpha, B64_STEP_AT0);
     i = at.i, d = at.d;
   } else if (n >= 4 * 48 + 64) {
