@@ -238,6 +238,20 @@ static const size_t k_long_n[] = {333, 336, 339, 381, 384, 387, 429, 432, 528, 5
                                   573, 576, 765, 1002, 1536, 6144, 6147, 20481};
 #define MAXL 20481
 
+/* Encodes in[0..n) with one implementation into o (capacity rn, a canary after it) and
+ * checks the result, the length, the text against the reference and the canary. */
+static void check_encode(const variant *va, const uint8_t *in, size_t n, unsigned fl, char *o,
+                         const char *ref, size_t rn, unsigned in_off, unsigned out_off) {
+  memset(o, CANARY, rn + 64);
+  size_t w = SENT;
+  const embd_result r = va->enc(in, n, fl, o, rn, &w);
+  if (r != EMBD_OK || w != rn || memcmp(o, ref, rn) != 0)
+    report("%s: encode n=%zu in+%u out+%u %s: result %d, %zu chars, first diff %zu", va->name,
+           n, in_off, out_off, flag_name(fl), r, w, first_diff((uint8_t *)o, (uint8_t *)ref, rn));
+  else if ((uint8_t)o[rn] != CANARY)
+    report("%s: encode n=%zu in+%u out+%u: wrote past the end", va->name, n, in_off, out_off);
+}
+
 static void test_roundtrip_offsets(void **state) {
   (void)state;
   static uint8_t inbuf[MAXL + 128], bin[MAXL + 128];
@@ -257,22 +271,14 @@ static void test_roundtrip_offsets(void **state) {
         memcpy(txt, ref, rn);
         for (size_t v = 0; v < g_nvar; v++) {
           const variant *va = &g_var[v];
-          /* encode, output at the text offset, canary after it */
-          char *o = out + toff;
-          memset(o, CANARY, rn + 64);
-          size_t w = SENT;
-          embd_result r = va->enc(in, n, fl, o, rn, &w);
-          if (r != EMBD_OK || w != rn || memcmp(o, ref, rn) != 0)
-            report("%s: encode n=%zu off=%u %s: result %d, %zu chars, first diff %zu", va->name,
-                   n, off, flag_name(fl), r, w, first_diff((uint8_t *)o, (uint8_t *)ref, rn));
-          else if ((uint8_t)o[rn] != CANARY)
-            report("%s: encode n=%zu %s: wrote past the end", va->name, n, flag_name(fl));
+          /* encode, output at the text offset */
+          check_encode(va, in, n, fl, out + toff, ref, rn, off, toff);
           /* decode the reference text back, output at the input's offset */
           uint8_t *b = bin + off;
           memset(b, CANARY, n + 64);
           embd_error err;
-          w = SENT;
-          r = va->dec(txt, rn, fl, b, n, &w, &err);
+          size_t w = SENT;
+          const embd_result r = va->dec(txt, rn, fl, b, n, &w, &err);
           if (r != EMBD_OK || w != n || memcmp(b, in, n) != 0)
             report("%s: decode n=%zu off=%u %s: result %d (%s), %zu bytes, first diff %zu",
                    va->name, n, off, flag_name(fl), r, err.message, w, first_diff(b, in, n));
@@ -296,11 +302,12 @@ static void test_roundtrip_offsets(void **state) {
  * each peel. 20,478 bytes is the last length it takes, 4,143 ends in a partial block. */
 static void test_encode_offset_pairs(void **state) {
   (void)state;
-  static const size_t lens[] = {4143, 20478};
+  enum { MAXP = 20478 };
+  static const size_t lens[] = {4143, MAXP};
   static const unsigned outs[] = {0,  1,  2,  3,  4,  8,  12, 16, 17, 20, 24,
                                   28, 32, 33, 36, 40, 44, 48, 49, 52, 56, 60};
-  static uint8_t inbuf[20478 + 64];
-  static char ref[20478 / 3 * 4 + 4], outbuf[20478 / 3 * 4 + 4 + 128];
+  static uint8_t inbuf[MAXP + 64];
+  static char ref[MAXP / 3 * 4 + 4], outbuf[MAXP / 3 * 4 + 4 + 128];
   unsigned long calls = 0;
   for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
     const size_t n = lens[li];
@@ -309,22 +316,9 @@ static void test_encode_offset_pairs(void **state) {
       tu_fill(&g_rng, in, n);
       const unsigned fl = k_flags[off & 3];
       const size_t rn = naive_encode(ref, in, n, fl);
-      for (size_t oi = 0; oi < sizeof outs / sizeof outs[0]; oi++) {
-        char *o = outbuf + outs[oi];
-        for (size_t v = 0; v < g_nvar; v++) {
-          memset(o, CANARY, rn + 64);
-          size_t w = SENT;
-          const embd_result r = g_var[v].enc(in, n, fl, o, rn, &w);
-          if (r != EMBD_OK || w != rn || memcmp(o, ref, rn) != 0)
-            report("%s: encode n=%zu in+%u out+%u %s: result %d, %zu chars, first diff %zu",
-                   g_var[v].name, n, off, outs[oi], flag_name(fl), r, w,
-                   first_diff((uint8_t *)o, (uint8_t *)ref, rn));
-          else if ((uint8_t)o[rn] != CANARY)
-            report("%s: encode n=%zu in+%u out+%u: wrote past the end", g_var[v].name, n, off,
-                   outs[oi]);
-          calls++;
-        }
-      }
+      for (size_t oi = 0; oi < sizeof outs / sizeof outs[0]; oi++)
+        for (size_t v = 0; v < g_nvar; v++, calls++)
+          check_encode(&g_var[v], in, n, fl, outbuf + outs[oi], ref, rn, off, outs[oi]);
     }
   }
   printf("[ base64   ] encode at 64 input x %zu output offsets, 2 lengths: %lu calls\n",
