@@ -62,6 +62,30 @@ static void test_codes(void **state) {
   assert_string_equal(embd_strerror((embd_result)58), "unknown result");
 }
 
+/* embd_result_name: the enum's spelling for every code (bindings report errors by it),
+ * NULL for the retired 36 and for values past the last code. */
+static void test_result_names(void **state) {
+  (void)state;
+  assert_string_equal(embd_result_name(EMBD_OK), "EMBD_OK");
+  assert_string_equal(embd_result_name(EMBD_ERR_BASE64_CHAR), "EMBD_ERR_BASE64_CHAR");
+  assert_string_equal(embd_result_name(EMBD_ERR_OPENAI_METADATA), "EMBD_ERR_OPENAI_METADATA");
+  assert_string_equal(embd_result_name(EMBD_BATCH_END), "EMBD_BATCH_END");
+  assert_string_equal(embd_result_name(EMBD_ERR_UNAVAILABLE), "EMBD_ERR_UNAVAILABLE");
+  for (int c = 0; c <= 57; c++) {
+    const char *n = embd_result_name((embd_result)c);
+    if (c == 36) {
+      assert_null(n);
+      continue;
+    }
+    assert_non_null(n);
+    assert_memory_equal(n, "EMBD_", 5);
+    for (int d = 0; d < c; d++)
+      if (d != 36) assert_string_not_equal(n, embd_result_name((embd_result)d));
+  }
+  assert_null(embd_result_name((embd_result)58));
+  assert_null(embd_result_name((embd_result)-1));
+}
+
 static void test_batch_end(void **state) {
   (void)state;
   float v[4] = {1, 2, 3, 4};
@@ -510,6 +534,7 @@ static void test_reserved(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codes),
+      cmocka_unit_test(test_result_names),
       cmocka_unit_test(test_batch_end),
       cmocka_unit_test(test_stopped_stream),
       cmocka_unit_test(test_stopped_codec),

@@ -177,6 +177,11 @@ typedef struct embd_error {
 /* A static, human-readable description of a result code ("unknown result" for others). */
 EMBD_API const char *embd_strerror(embd_result r);
 
+/* The enum name of a result code as it is spelled here, e.g. "EMBD_ERR_BASE64_CHAR"
+ * ("EMBD_OK", "EMBD_BATCH_END"), for bindings that report errors by name; NULL for a
+ * value that is not a code (a retired one included). Since 0.3.0 (added, same SONAME). */
+EMBD_API const char *embd_result_name(embd_result r);
+
 /* The library's version at run time, e.g. "0.3.0", and as EMBD_VERSION_NUMBER. */
 EMBD_API const char *embd_version(void);
 EMBD_API unsigned embd_version_number(void);

@@ -1,0 +1,1 @@
+from ._embd import *  # placeholder
