@@ -79,7 +79,7 @@ int embdpy_input_get(PyObject *obj, embdpy_input *in, const char *what) {
   }
   if (PyObject_GetBuffer(obj, &in->view, PyBUF_SIMPLE) < 0) {
     /* numpy says "ndarray is not C-contiguous" as BufferError; name the argument too. */
-    if (PyErr_ExceptionMatches(PyExc_BufferError)) {
+    if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_ValueError)) {
       PyObject *t, *v, *tb;
       PyErr_Fetch(&t, &v, &tb);
       PyErr_Format(PyExc_TypeError, "%s: not a C-contiguous buffer (%S)", what, v ? v : Py_None);
