@@ -41,6 +41,13 @@ def pkg_config(args, env=None):
 
 
 class BuildExt(build_ext):
+    def finalize_options(self):
+        super().finalize_options()
+        # The bundled and the system builds compile the module with different flags into
+        # the same build/ tree: always compile and link anew (five small files), so a wheel
+        # never packs the other mode's module.
+        self.force = True
+
     def build_extensions(self):
         mode = os.environ.get("EMBD_PYTHON_LIBEMBD", "bundled")
         if mode == "system":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing (Debian 12), builds embd (Release) and runs
 # `embd bench`, pinned to one core: what each wire format costs per embedding and per
-# token, and every kernel implementation's throughput beside memcpy.
+# token, and every kernel implementation's throughput beside memcpy; then the Python
+# package's benchmark (`python -m embd bench`, in a venv made by scripts/python-venv.sh).
 #   scripts/bench.sh                 embd bench (a minute or less)
 #   scripts/bench.sh --svg k.svg     ... and the kernel chart (any `embd bench` option)
 #   scripts/bench.sh --full          then the google-benchmark suites beside the anchors
@@ -26,6 +27,10 @@ cmake -S . -B "$out/bench" -G Ninja -DCMAKE_BUILD_TYPE=Release -DEMBD_BUILD_BENC
 cmake --build "$out/bench" >"$out/bench.build.log" 2>&1 || { tail -40 "$out/bench.build.log"; exit 1; }
 cpu=${EMBD_BENCH_CPU:-$(($(nproc) - 1))}
 taskset -c "$cpu" "$out/bench/embd" bench "${args[@]}"
+# The Python package beside what Python users run today (json, base64, numpy, ujson).
+echo
+bash scripts/python-venv.sh "$out/bench-venv"
+taskset -c "$cpu" "$out/bench-venv/bin/python" -m embd bench
 ((full)) || exit 0
 
 reps=${EMBD_BENCH_REPS:-3}

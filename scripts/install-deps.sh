@@ -21,6 +21,12 @@ pkgs=(
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 # numpy loads and writes the .npy files of the CLI tests (tests/cli; they skip those checks without it).
 pkgs+=(python3-numpy)
+# The Python package (python/, scripts/test-python.sh): built offline with Debian's
+# setuptools into a venv over Debian's python3; its tests use pytest, hypothesis, ujson (the
+# benchmark's baseline), msgpack (the token stream oracle) and dask.distributed (the
+# LocalCluster example).
+pkgs+=(python3-dev python3-venv python3-setuptools python3-pip python3-pytest python3-hypothesis
+  python3-ujson python3-msgpack python3-distributed)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -5,6 +5,9 @@
 #      the fuzz corpora as tests, the exported-symbol check; then the per-tier suites
 #      again with every test under qemu-x86_64 -cpu Haswell and -cpu Westmere (tiers the
 #      CPU lacks skip);
+#   1b. the Python package (python/): built offline into a venv as the README says, its
+#      pytest suite (numpy, hypothesis, a Dask LocalCluster, the seed codec under node), and
+#      a build over the installed library (scripts/test-python.sh);
 #   2. the same suite built with ASan + UBSan, without the optional parts (no simdjson,
 #      OpenSSL or msgpack-c: their functions report EMBD_ERR_*UNAVAILABLE), and the tests
 #      that start threads with TSan;
@@ -53,6 +56,8 @@ build_and_test() {
 mkdir -p "$out"
 step "release (+ benchmarks built, not run)" build_and_test "$out/release" -DCMAKE_BUILD_TYPE=Release -DEMBD_BUILD_BENCH=ON
 step "install: find_package + pkg-config consumers" bash scripts/check-install.sh "$out/release"
+step "python package (pip install ./python offline, pytest, EMBD_PYTHON_LIBEMBD=system)" \
+  bash scripts/test-python.sh "$out/release"
 step "asan+ubsan" build_and_test "$out/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DEMBD_SANITIZE=address,undefined
 # Without the optional parts the kernels are the same code as in the release tree, whose

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The Python package's tests, as a user gets it (README "Python"):
+#   1. a venv over Debian's python3 (--system-site-packages: its numpy, pytest,
+#      hypothesis, ujson, dask), then `pip install --no-index --no-build-isolation ./python`
+#      offline: the extension with libembd built from this checkout (bundled mode);
+#   2. pytest over python/tests against the installed package ("no tests collected",
+#      pytest's exit 5, is a failure);
+#   3. the package linked against a libembd installed from <release-build-dir>
+#      (EMBD_PYTHON_LIBEMBD=system, the distributions' way) in a second venv: built, then a
+#      smoke test (version, a decode, an error's code).
+#   scripts/test-python.sh <release-build-dir> [<work-dir>]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+release=${1:?usage: scripts/test-python.sh <release-build-dir> [<work-dir>]}
+work=${2:-$release/python}
+rm -rf "$work"
+mkdir -p "$work"
+
+echo "--- bundled: venv + pip install --no-index --no-build-isolation ./python"
+bash scripts/python-venv.sh "$work/venv"
+"$work/venv/bin/python" -c 'import embd, sys; print("embd", embd.__version__, embd.__file__)'
+# pytest from the tests' directory so that `import embd` is the installed package, not
+# python/src (which has no extension module).
+rc=0
+(cd "$root/python/tests" && "$work/venv/bin/python" -m pytest -p no:cacheprovider -q -rs .) || rc=$?
+if ((rc == 5)); then
+  echo "test-python: pytest collected no tests" >&2
+  exit 1
+fi
+((rc == 0)) || exit "$rc"
+
+echo "--- system: the package over an installed libembd (EMBD_PYTHON_LIBEMBD=system)"
+cmake --install "$release" --prefix "$work/prefix" >/dev/null
+PKG_CONFIG_PATH=$work/prefix/lib/pkgconfig EMBD_PYTHON_LIBEMBD=system \
+  bash scripts/python-venv.sh "$work/venv-system"
+LD_LIBRARY_PATH=$work/prefix/lib "$work/venv-system/bin/python" - <<'PY'
+import embd, embd._embd as ext, numpy as np
+so = open("/proc/self/maps").read()
+assert "libembd.so" in so, "the system build did not load the installed libembd.so"
+assert embd.__version__
+assert embd.decode_openai('{"data":[{"index":0,"embedding":"AACAPwAAAEA="}]}').tolist() == [[1.0, 2.0]]
+try:
+    embd.b64decode("AB*=")
+except embd.Error as e:
+    assert e.code == "EMBD_ERR_BASE64_CHAR" and e.offset == 2
+else:
+    raise SystemExit("no error")
+print("system build ok: embd", embd.__version__, "over the installed libembd.so")
+PY
