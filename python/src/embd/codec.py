@@ -433,7 +433,7 @@ def pick_tokenizer(hello, supported):
     HELLO Frame or its payload."""
     if isinstance(hello, Frame):
         hello = hello.payload
-    return _embd.codec_pick_tokenizer(hello, list(supported))
+    return _embd.codec_pick_tokenizer(hello, supported)
 
 
 def forward(data, types=("tokens", "eos"), *, max_payload=None, strict_types=False):
