@@ -808,3 +808,58 @@ def test_large_feed_and_threads():
         t.join()
     shared.finish()
     assert shared.offset == len(wire) * (60 - len(refused))
+
+
+# ---- a v2 byte_level map, built here from GPT-2's byte alphabet ------------------------------
+
+def gpt2_alphabet():
+    """GPT-2's bytes_to_unicode as defined: printable bytes are themselves, the others take
+    code points from 256 up in increasing order."""
+    table, nxt = {}, 256
+    for b in range(256):
+        if 33 <= b <= 126 or 161 <= b <= 172 or b >= 174:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(nxt)
+            nxt += 1
+    return table
+
+
+PIECES = [b" world", b"Hello", "é".encode(), b"\xf0\x9f\x98", b"\x80\x80", b"a\"b\\c", b"\n\t"]
+
+
+@pytest.fixture(scope="module")
+def bl_map():
+    g2 = gpt2_alphabet()
+    vocab = {g2[b]: b for b in range(256)}
+    for i, p in enumerate(PIECES):
+        vocab["".join(g2[b] for b in p)] = 256 + i
+    vocab["<|eot|>"] = 300
+    doc = json.dumps({"id": "bl", "version": "2", "vocab_size": 301, "encoder": "byte_level",
+                      "vocab": vocab, "special_tokens": {"<|eot|>": 300}}).encode()
+    return codec.TokenizerMap(doc)
+
+
+@FAST
+@given(st.lists(st.one_of(st.integers(0, 255), st.integers(256, 256 + len(PIECES) - 1)),
+                max_size=25), st.lists(st.integers(0, 25), max_size=4))
+def test_byte_level_map(bl_map, ids, cuts):
+    data = b"".join(bytes([i]) if i < 256 else PIECES[i - 256] for i in ids)
+    assert bl_map.detokenize(ids) == data.decode("utf-8", "replace")
+    d, out, pos = bl_map.detokenizer(), "", 0
+    for c in sorted(set(min(c, len(ids)) for c in cuts)) + [len(ids)]:
+        out += d.feed(ids[pos:c])
+        pos = c
+    assert out + d.finish() == data.decode("utf-8", "replace")
+
+
+def test_byte_level_info(bl_map):
+    assert bl_map.encoder == "byte_level" and bl_map.schema == "2"
+    assert bl_map.lookup(256) == (b" world", "bytes")
+    assert bl_map.detokenize([257, 300, 256]) == "Hello<|eot|> world"
+    assert bl_map.detokenize([257, 300, 256], skip_special=True) == "Hello world"
+
+
+def test_docstring_examples():
+    import doctest
+    assert doctest.testmod(codec).failed == 0
