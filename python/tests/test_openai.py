@@ -72,7 +72,7 @@ def _decimal_texts():
                      st.one_of(st.none(), st.integers(-45, 38)))
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.lists(_decimal_texts(), min_size=1, max_size=20))
 def test_float_text_rounds_once_to_nearest(texts):
     wants = []

@@ -24,9 +24,10 @@ import numpy as _np
 
 from . import _embd
 from ._embd import Error
+from . import codec  # noqa: E402  (embd.codec: Codec token frames, tokenizer maps)
 
 __all__ = [
-    "Error", "OpenAIResponse", "StreamDecoder", "__version__", "b64decode", "b64encode",
+    "Error", "OpenAIResponse", "codec", "StreamDecoder", "__version__", "b64decode", "b64encode",
     "bswap32", "cpu", "crc32", "decode_batch", "decode_frame", "decode_openai",
     "decode_openai_response", "decode_response", "decode_vllm_bytes", "decode_vllm_bytes_only",
     "encode_batch", "encode_frame", "frame_view", "from_f32", "iter_batch", "to_f32",
@@ -88,12 +89,16 @@ def _order(byte_order):
     raise ValueError("byte_order %r: expected 'little', 'big' or 'native'" % byte_order)
 
 
+_WIRE_NUMPY = ("f4", "f2", "u2", "u1", "u1", "i1", "u1", "u1", "u1")
+_WIRE_LE = tuple(_np.dtype("<" + t) for t in _WIRE_NUMPY)
+_WIRE_BE = tuple(_np.dtype(">" + t) for t in _WIRE_NUMPY)
+_F4 = _np.dtype(_np.float32)
+
+
 def _numpy_wire(code, order=0):
     """The numpy dtype that holds elements of a wire dtype as they are: bfloat16 as its
     16-bit pattern (uint16), fp8 as bytes (uint8), packed bits as bytes (8 dims each)."""
-    e = ">" if order == 1 else "<"
-    return _np.dtype({_F32: e + "f4", _F16: e + "f2", _BF16: e + "u2", _E4M3: "u1", _E5M2: "u1",
-                      _INT8: "i1", _UINT8: "u1", _BINARY: "u1", _UBINARY: "u1"}[code])
+    return (_WIRE_BE if order == 1 else _WIRE_LE)[code]
 
 
 def _row_elems(code, dims):
@@ -108,6 +113,7 @@ def _error(code, message, offset=None):
 
 
 def _ints(**kw):
+    """Optional positive int arguments, None as 0 (the C API's "any")."""
     out = {}
     for k, v in kw.items():
         if v is None:
@@ -308,18 +314,19 @@ def encode_batch(vectors, *, dtype="f32", compress=False, level=6, payload_crc=F
 
 
 def _as_array(buf, code, dims, keep):
-    if not keep:
-        return _np.frombuffer(buf, dtype=_np.float32)
-    return _np.frombuffer(buf, dtype=_numpy_wire(code))
+    return _np.frombuffer(buf, dtype=_WIRE_LE[code] if keep else _F4)
 
 
 def decode_frame(data, *, dims=None, max_dims=None, keep_dtype=False):
     """Decodes one EMBD frame (every check: magic, version, header CRC, flags, dims,
     lengths, payload CRC, zlib) into a new 1-D float32 array (or the frame's dtype with
     keep_dtype, as decode_openai_response says). dims: the exact dims expected."""
-    n = _ints(dims=dims, max_dims=max_dims)
-    buf, d, code = _embd.frame_decode(data, n["max_dims"], n["dims"], bool(keep_dtype))
-    return _as_array(buf, code, d, keep_dtype)
+    if dims is None and max_dims is None:  # the common call, without _ints' checks
+        buf, d, code = _embd.frame_decode(data, 0, 0, bool(keep_dtype))
+    else:
+        n = _ints(dims=dims, max_dims=max_dims)
+        buf, d, code = _embd.frame_decode(data, n["max_dims"], n["dims"], bool(keep_dtype))
+    return _np.frombuffer(buf, dtype=_WIRE_LE[code] if keep_dtype else _F4)
 
 
 def frame_view(data, *, dims=None, max_dims=None):
@@ -329,14 +336,18 @@ def frame_view(data, *, dims=None, max_dims=None):
     payload aligned, every single-byte dtype: fp8 and packed bits as uint8); for the
     others (compressed frames, a misaligned payload) it returns a decoded copy in the
     frame's dtype, as decode_frame(keep_dtype=True) does."""
-    n = _ints(dims=dims, max_dims=max_dims)
-    v = _embd.frame_view(data, n["max_dims"], n["dims"])
+    if dims is None and max_dims is None:
+        v = _embd.frame_view(data, 0, 0)
+    else:
+        n = _ints(dims=dims, max_dims=max_dims)
+        v = _embd.frame_view(data, n["max_dims"], n["dims"])
     if v is None:
         return decode_frame(data, dims=dims, max_dims=max_dims, keep_dtype=True)
     offset, d, code, nbytes = v
-    nd = _numpy_wire(code)
+    nd = _WIRE_LE[code]
     arr = _np.frombuffer(data, dtype=nd, count=nbytes // nd.itemsize, offset=offset)
-    arr.flags.writeable = False
+    if arr.flags.writeable:  # bytes give a read-only array already
+        arr.flags.writeable = False
     return arr
 
 
