@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "embd.h"
+#include "testutil.h"
 
 #define OK(x) assert_int_equal((x), EMBD_OK)
 
@@ -532,6 +533,8 @@ static void test_reserved(void **state) {
 }
 
 int main(void) {
+  const int s = tu_isa_preflight("test_abi");
+  if (s) return s;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codes),
       cmocka_unit_test(test_result_names),
