@@ -151,15 +151,33 @@ static int decode_options(embd_frame_decode_options *o, Py_ssize_t max_dims, Py_
   return 0;
 }
 
-/* frame_decode(data, max_dims, dims, raw) -> (buffer, dims, dtype) */
-static PyObject *py_frame_decode(PyObject *self, PyObject *args) {
+/* The frame calls' arguments (data[, max_dims, dims[, raw]]), read without the tuple
+ * PyArg_ParseTuple builds: these calls are per frame, so their fixed cost is the binding's
+ * whole cost beside numpy's own frombuffer. */
+static int frame_args(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t most, const char *fn,
+                      embd_frame_decode_options *o, int *raw) {
+  if (nargs < 1 || nargs > most) {
+    PyErr_Format(PyExc_TypeError, "%s() takes 1 to %zd arguments (%zd given)", fn, most, nargs);
+    return -1;
+  }
+  Py_ssize_t v[2] = {0, 0};
+  for (Py_ssize_t i = 1; i < nargs && i < 3; i++) {
+    v[i - 1] = PyLong_AsSsize_t(args[i]);
+    if (v[i - 1] == -1 && PyErr_Occurred()) return -1;
+  }
+  if (decode_options(o, v[0], v[1]) < 0) return -1;
+  *raw = 0;
+  if (nargs > 3 && (*raw = PyObject_IsTrue(args[3])) < 0) return -1;
+  return 0;
+}
+
+/* frame_decode(data, max_dims=0, dims=0, raw=False) -> (buffer, dims, dtype) */
+static PyObject *py_frame_decode(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
-  PyObject *data;
-  Py_ssize_t max_dims, dims;
-  int raw;
-  if (!PyArg_ParseTuple(args, "Onnp:frame_decode", &data, &max_dims, &dims, &raw)) return NULL;
   embd_frame_decode_options o;
-  if (decode_options(&o, max_dims, dims) < 0) return NULL;
+  int raw;
+  if (frame_args(args, nargs, 4, "frame_decode", &o, &raw) < 0) return NULL;
+  PyObject *data = args[0];
   embdpy_input in;
   if (embdpy_input_get(data, &in, "data") < 0) return NULL;
   embd_frame_info info;
@@ -191,13 +209,12 @@ static PyObject *py_frame_decode(PyObject *self, PyObject *args) {
 
 /* frame_view(data, max_dims, dims) -> (offset, dims, dtype, nbytes) of the payload inside
  * data, or None when no zero-copy view is possible (the frame validated: decode a copy). */
-static PyObject *py_frame_view(PyObject *self, PyObject *args) {
+static PyObject *py_frame_view(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   (void)self;
-  PyObject *data;
-  Py_ssize_t max_dims, dims;
-  if (!PyArg_ParseTuple(args, "Onn:frame_view", &data, &max_dims, &dims)) return NULL;
   embd_frame_decode_options o;
-  if (decode_options(&o, max_dims, dims) < 0) return NULL;
+  int raw;
+  if (frame_args(args, nargs, 3, "frame_view", &o, &raw) < 0) return NULL;
+  PyObject *data = args[0];
   embdpy_input in;
   if (embdpy_input_get(data, &in, "data") < 0) return NULL;
   embd_frame_info info;
@@ -660,8 +677,10 @@ static PyTypeObject stream_type = {
 PyMethodDef embdpy_frame_methods[] = {
     {"encode_frames", py_encode_frames, METH_VARARGS,
      "encode_frames(vectors, single, raw, dtype, flags, level) -> bytes"},
-    {"frame_decode", py_frame_decode, METH_VARARGS, "frame_decode(data, max_dims, dims, raw)"},
-    {"frame_view", py_frame_view, METH_VARARGS, "frame_view(data, max_dims, dims)"},
+    {"frame_decode", (PyCFunction)(void (*)(void))py_frame_decode, METH_FASTCALL,
+     "frame_decode(data, max_dims=0, dims=0, raw=False) -> (buffer, dims, dtype)"},
+    {"frame_view", (PyCFunction)(void (*)(void))py_frame_view, METH_FASTCALL,
+     "frame_view(data, max_dims=0, dims=0) -> (offset, dims, dtype, nbytes) or None"},
     {"batch_decode", py_batch_decode, METH_VARARGS, "batch_decode(data, max_dims, dims, raw)"},
     {NULL, NULL, 0, NULL}};
 
