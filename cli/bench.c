@@ -587,9 +587,13 @@ static int run_memcpy(void *p) {
 typedef struct kernel_row {
   const char *kernel, *impl, *tier;
   double gbps;
+  int emulated; /* embd_impl_emulated: measured only with --emulated */
 } kernel_row;
 
-static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *nrows) {
+/* Every implementation the CPU runs; the emulations (another ISA's kernel through simde,
+ * there for the tests) only when `emulated` is set. */
+static int bench_kernels(const bench_cfg *cfg, int emulated, kernel_row *rows, int max,
+                         int *nrows) {
   k_ctx c;
   memset(&c, 0, sizeof c);
   uint8_t *in = place(KBYTES, PLACE_SRC), *out = place(2 * KBYTES, PLACE_DST);
@@ -620,6 +624,8 @@ static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *n
     for (size_t i = 0; i < embd_impl_count(ks[k]) && n < max; i++) {
       embd_impl_info info;
       if (embd_impl_get(ks[k], i, &info) != EMBD_OK || !info.runnable) continue;
+      const int emu = embd_impl_emulated(ks[k], i);
+      if (emu && !emulated) continue;
       c.kernel = ks[k], c.index = i;
       switch (ks[k]) {
         case EMBD_KERNEL_CRC32: c.fn.crc = embd_crc32_impl(i); break;
@@ -634,7 +640,7 @@ static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *n
       /* Bytes of binary data per second: what the kernel checks, swaps, decodes to or
        * encodes from (64 KiB each). */
       rows[n++] = (kernel_row){embd_kernel_name(ks[k]), info.name, embd_tier_name(info.tier),
-                               KBYTES / t};
+                               KBYTES / t, emu};
     }
   }
   qsort(mc, (size_t)nmc, sizeof *mc, cmp_double);
@@ -664,6 +670,8 @@ static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *n
     for (size_t i = 0; i < embd_impl_count(cv[k].kernel) && n < max; i++) {
       embd_impl_info info;
       if (embd_impl_get(cv[k].kernel, i, &info) != EMBD_OK || !info.runnable) continue;
+      const int emu = embd_impl_emulated(cv[k].kernel, i);
+      if (emu && !emulated) continue;
       c.index = i;
       if (cv[k].kernel == EMBD_KERNEL_CONVERT) {
         if (!(c.fn.cvt = embd_to_f32_impl(i, d))) continue;
@@ -673,13 +681,14 @@ static int bench_kernels(const bench_cfg *cfg, kernel_row *rows, int max, int *n
       if (nmc < 128 && (mc[nmc++] = time_it(&one, run_memcpy, &c)) < 0) goto done;
       const double t = time_it(cfg, run_kernel, &c);
       if (t < 0) goto done;
-      rows[n++] = (kernel_row){cv[k].row, info.name, embd_tier_name(info.tier), KBYTES / t};
+      rows[n++] = (kernel_row){cv[k].row, info.name, embd_tier_name(info.tier), KBYTES / t, emu};
     }
   }
   c.in = in;
   qsort(mc, (size_t)nmc, sizeof *mc, cmp_double);
   rows[memcpy_row] = (kernel_row){"memcpy", "libc", "-",
-                                  KBYTES / (nmc % 2 ? mc[nmc / 2] : (mc[nmc / 2 - 1] + mc[nmc / 2]) / 2)};
+                                  KBYTES / (nmc % 2 ? mc[nmc / 2] : (mc[nmc / 2 - 1] + mc[nmc / 2]) / 2),
+                                  0};
   *nrows = n;
   rc = 0;
 done:
@@ -730,10 +739,11 @@ static int write_svg(const char *path, const kernel_row *k, int nk) {
                         : !strcmp(k[i].tier, "-")    ? "#888888"
                                                      : "#c44b3c";
     fprintf(f,
-            "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s / %s</text>\n"
+            "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s / %s%s</text>\n"
             "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n"
             "<text x=\"%.1f\" y=\"%d\">%.1f</text>\n",
-            left - 8, y + 13, k[i].kernel, k[i].impl, left, y, w, bar, color,
+            left - 8, y + 13, k[i].kernel, k[i].impl, k[i].emulated ? " (emulated)" : "", left,
+            y, w, bar, color,
             left + w + 6, y + 13, k[i].gbps);
   }
   fprintf(f, "</svg>\n");
@@ -742,16 +752,19 @@ static int write_svg(const char *path, const kernel_row *k, int nk) {
 
 static void usage(FILE *f) {
   fputs(
-      "Usage: embd bench [--json] [--svg FILE] [--quick]\n"
+      "Usage: embd bench [--json] [--svg FILE] [--quick] [--emulated]\n"
       "\n"
       "Measures, on built-in seeded data, what each wire format costs per 1536-dim\n"
       "embedding and per streamed token (bytes, decode time), and the throughput of every\n"
-      "CRC-32, byte-swap, base64 and dtype conversion implementation this CPU runs,\n"
-      "beside memcpy (conversions: GB/s of the float32 side, 64 KiB of it).\n"
+      "CRC-32, byte-swap, base64 and dtype conversion implementation the library can pick\n"
+      "on this CPU, beside memcpy (conversions: GB/s of the float32 side, 64 KiB of it).\n"
       "\n"
       "  --json       print the results as one JSON object (for machines)\n"
       "  --svg FILE   also draw the kernel throughput per implementation as an SVG chart\n"
       "  --quick      short runs (for tests; numbers are rougher)\n"
+      "  --emulated   also measure the emulations compiled in for the tests (another ISA's\n"
+      "               kernel built through simde, e.g. avx512-simde: never picked), marked\n"
+      "               emulated (JSON: \"emulated\": true)\n"
       "  -h, --help   this text\n"
       "\n"
       "Respects EMBD_ISA (e.g. EMBD_ISA=avx2 hides the avx512 implementations).\n"
@@ -766,9 +779,10 @@ int embd_cli_bench(int argc, char **argv) {
   static const struct option opts[] = {{"json", no_argument, 0, 'j'},
                                        {"svg", required_argument, 0, 's'},
                                        {"quick", no_argument, 0, 'q'},
+                                       {"emulated", no_argument, 0, 'e'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
-  int json = 0, quick = 0, o;
+  int json = 0, quick = 0, emulated = 0, o;
   const char *svg = NULL;
   optind = 1;
   while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -776,6 +790,7 @@ int embd_cli_bench(int argc, char **argv) {
       case 'j': json = 1; break;
       case 's': svg = optarg; break;
       case 'q': quick = 1; break;
+      case 'e': emulated = 1; break;
       case 'h': usage(stdout); return 0;
       default: usage(stderr); return 2;
     }
@@ -803,7 +818,7 @@ int embd_cli_bench(int argc, char **argv) {
     fprintf(stderr, "embd bench: the token benchmark failed\n");
     return 4;
   }
-  if (bench_kernels(&cfg, ker, 128, &nker) != 0) {
+  if (bench_kernels(&cfg, emulated, ker, 128, &nker) != 0) {
     fprintf(stderr, "embd bench: the kernel benchmark failed\n");
     return 4;
   }
@@ -838,7 +853,8 @@ int embd_cli_bench(int argc, char **argv) {
       json_str(stdout, ker[i].impl);
       printf(",\"tier\":");
       json_str(stdout, ker[i].tier);
-      printf(",\"gb_per_s\":%.2f}", ker[i].gbps);
+      printf(",\"gb_per_s\":%.2f,\"emulated\":%s}", ker[i].gbps,
+             ker[i].emulated ? "true" : "false");
     }
     printf("]}\n");
   } else {
@@ -868,8 +884,8 @@ int embd_cli_bench(int argc, char **argv) {
     printf("\n%-16s %-16s %-8s %10s %10s\n", "kernel (64 KiB)", "implementation", "tier",
            "GB/s", "vs memcpy");
     for (int i = 0; i < nker; i++)
-      printf("%-16s %-16s %-8s %10.2f %9.2fx\n", ker[i].kernel, ker[i].impl, ker[i].tier,
-             ker[i].gbps, ker[i].gbps / ker[0].gbps);
+      printf("%-16s %-16s %-8s %10.2f %9.2fx%s\n", ker[i].kernel, ker[i].impl, ker[i].tier,
+             ker[i].gbps, ker[i].gbps / ker[0].gbps, ker[i].emulated ? "  emulated" : "");
   }
   if (svg) return write_svg(svg, ker, nker);
   return 0;

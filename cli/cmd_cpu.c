@@ -11,10 +11,13 @@ static const char cpu_help[] =
     "Prints the CPU features the library detected, those it may use (EMBD_ISA can force a\n"
     "lower tier or mask features, e.g. EMBD_ISA=scalar or EMBD_ISA=avx2,-vpclmulqdq), and\n"
     "for each kernel (crc32, bswap32, base64-decode, base64-encode, convert, convert-encode)\n"
-    "the implementation in use and every implementation compiled in, marked runnable or\n"
-    "not.\n"
+    "the implementation in use and every implementation the library can pick, marked\n"
+    "runnable or not.\n"
     "\n"
     "Options:\n"
+    "  --emulated   also list the emulations compiled in for the tests (another ISA's\n"
+    "               kernel built through simde, e.g. avx512-simde: never picked), marked\n"
+    "               emulated\n"
     "  -h, --help   show this help\n"
     "\n"
     "Examples:\n"
@@ -36,9 +39,14 @@ static void print_features(const char *title, uint64_t f) {
 }
 
 int cmd_cpu(int argc, char **argv) {
-  static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-  int c;
+  static const struct option opts[] = {
+      {"emulated", no_argument, 0, 'e'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  int c, emulated = 0;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    if (c == 'e') {
+      emulated = 1;
+      continue;
+    }
     if (c == 'h') {
       fputs(cpu_help, stdout);
       return CLI_OK;
@@ -60,11 +68,14 @@ int cmd_cpu(int argc, char **argv) {
     for (size_t i = 0; i < n; i++) {
       embd_impl_info ii;
       if (embd_impl_get((embd_kernel)k, i, &ii)) continue;
+      /* Emulations are there for the tests, not to be chosen: listed only when asked. */
+      const int emu = embd_impl_emulated((embd_kernel)k, i);
+      if (emu && !emulated) continue;
       const char *tn = embd_tier_name(ii.tier);
       const int is_active = active && !strcmp(active, ii.name);
       printf("    %-20s tier %-7s %s%s\n", ii.name, tn ? tn : "?",
-             ii.runnable ? (is_active ? "runnable    " : "runnable") : "not runnable",
-             is_active ? "  <- active" : "");
+             ii.runnable ? (is_active || emu ? "runnable    " : "runnable") : "not runnable",
+             is_active ? "  <- active" : emu ? "  emulated (for tests, never picked)" : "");
     }
   }
   return CLI_OK; /* main flushes stdout and reports a write error */

@@ -428,6 +428,49 @@ static void test_registry_agrees_with_tiers(void **state) {
     }
 }
 
+/* embd_impl_emulated marks exactly the simde builds of another ISA's kernel (named
+ * "<isa>-simde"), the rows embd cpu and embd bench leave out unless asked (issue 31):
+ * never the scalar reference, never the active one under any tier this CPU runs, and 0
+ * past the end of a family or for an unknown kernel. */
+static void test_impl_emulated(void **state) {
+  (void)state;
+  size_t emulated = 0;
+  for (int k = 0; k < EMBD_KERNEL_COUNT_; k++) {
+    const size_t n = embd_impl_count((embd_kernel)k);
+    assert_int_equal(embd_impl_emulated((embd_kernel)k, 0), 0);
+    assert_int_equal(embd_impl_emulated((embd_kernel)k, n), 0);
+    assert_int_equal(embd_impl_emulated((embd_kernel)k, (size_t)-1), 0);
+    for (size_t i = 0; i < n; i++) {
+      embd_impl_info in;
+      assert_int_equal(embd_impl_get((embd_kernel)k, i, &in), EMBD_OK);
+      const size_t len = strlen(in.name);
+      const int simde = len > 6 && strcmp(in.name + len - 6, "-simde") == 0;
+      if (!!embd_impl_emulated((embd_kernel)k, i) != simde)
+        fail_msg("%s %s: embd_impl_emulated %d", embd_kernel_name((embd_kernel)k), in.name,
+                 embd_impl_emulated((embd_kernel)k, i));
+      emulated += (size_t)simde;
+    }
+  }
+  assert_int_equal(embd_impl_emulated(EMBD_KERNEL_COUNT_, 0), 0);
+  assert_int_equal(embd_impl_emulated((embd_kernel)-1, 0), 0);
+  static const char *const specs[] = {"scalar", "sse42", "avx2", "avx512", "neon", "auto"};
+  for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
+    if (embd_isa_set(specs[s]) != EMBD_OK) continue;
+    for (int k = 0; k < EMBD_KERNEL_COUNT_; k++) {
+      const char *active = embd_impl_active((embd_kernel)k);
+      assert_non_null(active);
+      for (size_t i = 0; i < embd_impl_count((embd_kernel)k); i++) {
+        embd_impl_info in;
+        assert_int_equal(embd_impl_get((embd_kernel)k, i, &in), EMBD_OK);
+        if (!strcmp(in.name, active) && embd_impl_emulated((embd_kernel)k, i))
+          fail_msg("EMBD_ISA=%s: %s runs the emulation %s", specs[s],
+                   embd_kernel_name((embd_kernel)k), active);
+      }
+    }
+  }
+  printf("[ cpu      ] %zu emulated implementations compiled in\n", emulated);
+}
+
 /* "auto", "" and NULL all return to the best implementation with nothing masked. */
 static void test_auto_restores(void **state) {
   (void)state;
@@ -565,6 +608,7 @@ int main(void) {
       cmocka_unit_test_teardown(test_auto_restores, restore_auto),
       cmocka_unit_test_teardown(test_avx2_without_bmi2_is_refused, restore_auto),
       cmocka_unit_test_teardown(test_registry_agrees_with_tiers, restore_auto),
+      cmocka_unit_test_teardown(test_impl_emulated, restore_auto),
       cmocka_unit_test(test_strerror),
       cmocka_unit_test(test_version),
       cmocka_unit_test_teardown(test_threads_toggle, restore_auto),

@@ -122,6 +122,14 @@ EMBD_API size_t embd_impl_count(embd_kernel kernel);
 /* Describes implementation `index` of `kernel`. */
 EMBD_API embd_result embd_impl_get(embd_kernel kernel, size_t index, embd_impl_info *out);
 
+/* Non-zero when implementation `index` of `kernel` is an emulation: another ISA's source
+ * built for this one through simde ("avx512-simde": the avx512 kernel as AVX2 code,
+ * "neon-simde": the NEON kernel as SSSE3/SSE4.1 code), compiled in so that tests and
+ * benchmarks can run that source on CPUs without the ISA. Never picked by the dispatcher,
+ * and no choice for users (embd cpu and embd bench list them only with --emulated). 0 for
+ * every other implementation, an unknown kernel or an index past the end. */
+EMBD_API int embd_impl_emulated(embd_kernel kernel, size_t index);
+
 /* Name of the implementation that `kernel` uses now (resolving it if needed). */
 EMBD_API const char *embd_impl_active(embd_kernel kernel);
 

@@ -42,7 +42,8 @@ static const struct embd_impl_desc crc32_impls[] = {
      * (crc32_vpclmul_avx512_simde.c): never picked, there for the tests on CPUs without
      * AVX-512. Listed below the avx2 kernel: it is never preferred, and a row after the
      * active one that could run would look like a missed choice (tests/testutil.h's
-     * dispatch check; embd_impl_info does not say which rows are never picked). */
+     * dispatch check; embd_impl_info does not say which rows are never picked, only
+     * embd_impl_emulated does). */
     {"avx512-simde", EMBD_TIER_AVX2, EMBD_CPU_VPCLMULQDQ,
      {FN(embd_crc32_vpclmul_avx512_simde)}, 0},
 #endif
@@ -213,6 +214,11 @@ const char *embd_kernel_name(embd_kernel kernel) {
 size_t embd_impl_count(embd_kernel kernel) {
   if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return 0;
   return embd_families_[kernel].count;
+}
+
+int embd_impl_emulated(embd_kernel kernel, size_t index) {
+  const struct embd_impl_desc *d = embd_impl_desc(kernel, index);
+  return d && !d->selectable;
 }
 
 /* ---- state ----------------------------------------------------------------------- */

@@ -56,8 +56,9 @@ struct embd_impl_desc {
   uint64_t extra;
   /* The implementation's functions, one per slot of its family (NULL: slot unused). */
   embd_any_fn fn[EMBD_IMPL_FNS];
-  /* 0: listed (embd_impl_get, embd_<kernel>_impl) but never picked by the dispatcher,
-   * e.g. the NEON kernel built through simde on x86. */
+  /* 0: listed (embd_impl_get, embd_<kernel>_impl) but never picked by the dispatcher:
+   * only for emulations, another ISA's source built through simde (the NEON kernel on
+   * x86), which is what embd_impl_emulated reports of it. */
   int selectable;
 };
 

@@ -11,6 +11,7 @@ message, when numpy cannot be imported (Debian: python3-numpy)."""
 import base64
 import json
 import os
+import platform
 import random
 import struct
 import subprocess
@@ -163,6 +164,23 @@ def t_cpu():
     runnable = [l for l in runnable if "not" not in l]
     check(all(l[1] == "tier" and l[2] == "scalar" for l in runnable),
           "cpu: under EMBD_ISA=scalar only tier-scalar code is runnable:\n" + text)
+    # The emulations (another ISA's kernel through simde, for the tests) are no choice:
+    # listed only with --emulated, and marked there (issue 31).
+    out, _ = expect(["cpu"], 0)
+    plain = out.decode().splitlines()
+    check(not any("-simde" in l or "emulated" in l for l in plain),
+          "cpu: no emulated rows by default:\n" + "\n".join(plain))
+    out, _ = expect(["cpu", "--emulated"], 0)
+    full = out.decode().splitlines()
+    emu = [l for l in full if "-simde" in l]
+    check(all(l.endswith("emulated (for tests, never picked)") for l in emu),
+          "cpu --emulated: every simde row marked:\n" + "\n".join(emu))
+    check([l for l in full if l not in emu] == plain,
+          "cpu --emulated: the other lines as without it:\n" + "\n".join(full))
+    check(not any(l.endswith("emulated (for tests, never picked)") for l in full if l not in emu),
+          "cpu --emulated: only the simde rows marked")
+    if platform.machine() in ("x86_64", "AMD64"):
+        check(len(emu) > 0, "cpu --emulated: the x86 build lists its simde rows")
 
 
 def t_encode():
@@ -869,6 +887,33 @@ def t_bench():
     d = json.loads(out)
     check({k["tier"] for k in d["kernels"]} <= {"scalar", "-"},
           "bench under EMBD_ISA=scalar measures scalar only")
+    # The emulations are measured only with --emulated, each marked (issue 31).
+    out, _ = expect(["bench", "--quick", "--json"], 0)
+    d = json.loads(out)
+    check(all(k.get("emulated") is False for k in d["kernels"]),
+          "bench --json: every kernel row says \"emulated\": false by default")
+    check(not any(k["implementation"].endswith("-simde") for k in d["kernels"]),
+          "bench --json: no emulated rows by default: %s"
+          % [k["implementation"] for k in d["kernels"]])
+    out, _ = expect(["bench", "--quick", "--json", "--emulated"], 0)
+    e = json.loads(out) if out else {"kernels": []}  # a failed run is reported by expect
+    check(all(k.get("emulated") == k["implementation"].endswith("-simde") for k in e["kernels"]),
+          "bench --json --emulated: the simde rows, and only they, marked emulated")
+    cpu_emu, _ = expect(["cpu", "--emulated"], 0)
+    if "runnable      emulated" in cpu_emu.decode():
+        check(any(k.get("emulated") for k in e["kernels"]),
+              "bench --json --emulated: the runnable emulations measured")
+    check({(k["kernel"], k["implementation"]) for k in e["kernels"] if not k.get("emulated")} ==
+          {(k["kernel"], k["implementation"]) for k in d["kernels"]},
+          "bench --json --emulated: the other rows as without it")
+    out, _ = expect(["bench", "--quick"], 0)
+    check("-simde" not in out.decode() and "emulated" not in out.decode(),
+          "bench: no emulated rows in the table by default")
+    out, _ = expect(["bench", "--quick", "--emulated"], 0)
+    rows = [l for l in out.decode().splitlines() if "-simde" in l]
+    check(all(l.endswith("  emulated") for l in rows) and
+          (len(rows) > 0) == any(k.get("emulated") for k in e["kernels"]),
+          "bench --emulated: the simde rows in the table, marked:\n" + "\n".join(rows))
     expect(["bench", "extra"], 2)
 
 
