@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "embd.h"
+#include "escape.h"
 
 /* Exit codes (documented in `embd --help` and doc/embd.1). */
 enum {
@@ -70,17 +71,7 @@ static inline uint32_t cli_rd32le(const uint8_t *p) {
  * 0 ok, -1 bad. */
 int cli_parse_size(const char *s, uint64_t *out);
 
-/* ---- names in messages ------------------------------------------------------------------
- * File names and other strings from the command line or the input are printed escaped, so
- * that a newline or an escape sequence in a name can neither forge a message line nor drive
- * the terminal: control characters, DEL, C1 controls, backslash and bytes that are not
- * UTF-8 become \n \t \r \\ or \xNN; printable ASCII and valid UTF-8 pass. */
-/* Writes the escaped form of s[0..n) into dst (NUL-terminated, cut to cap - 1 bytes);
- * returns the full escaped length (as snprintf). */
-size_t cli_escape(char *dst, size_t cap, const void *s, size_t n);
-/* The escaped form of the string s, in one of 4 static buffers used in turn: for a message
- * being formatted now, not to keep. */
-const char *cli_esc(const char *s);
+/* ---- names in messages: escape.h (cli_escape, cli_esc) ------------------------------- */
 
 /* Default of --max-record: the most bytes one JSON line or one JSON response may take. */
 #define CLI_DEFAULT_MAX_RECORD ((uint64_t)256 << 20)

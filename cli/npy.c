@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h" /* cli_escape */
+#include "escape.h"
 #include "embd/bswap.h"
 
 static const uint8_t npy_magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
