@@ -1,0 +1,76 @@
+# Type declarations for the embd package (the implementation is __init__.py over the C
+# extension embd._embd). Inputs named `Bytes` take bytes, bytearray, memoryview, str (its
+# UTF-8) or any C-contiguous buffer.
+from typing import Any, Iterator, Literal, Sequence, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from . import codec as codec
+
+Bytes = Union[bytes, bytearray, memoryview, str, npt.NDArray[Any]]
+DType = Union[str, np.dtype[Any], type]
+ByteOrder = Literal["little", "big", "native"]
+Writable = Union[bytearray, memoryview, npt.NDArray[Any]]
+
+__version__: str
+
+class Error(ValueError):
+    code: str
+    offset: Union[int, None]
+
+class OpenAIResponse:
+    vectors: npt.NDArray[Any]
+    model: str
+    model_truncated: bool
+    prompt_tokens: Union[int, None]
+    total_tokens: Union[int, None]
+
+def decode_openai(body: Bytes, *, dtype: DType = ..., byte_order: ByteOrder = ...,
+                  dims: Union[int, None] = ..., count: Union[int, None] = ...,
+                  keep_dtype: bool = ...) -> npt.NDArray[Any]: ...
+def decode_openai_response(body: Bytes, *, dtype: DType = ..., byte_order: ByteOrder = ...,
+                           dims: Union[int, None] = ..., count: Union[int, None] = ...,
+                           keep_dtype: bool = ...) -> OpenAIResponse: ...
+def decode_vllm_bytes(body: Bytes, metadata: Union[str, bytes], *, dtype: DType = ...,
+                      byte_order: ByteOrder = ..., dims: Union[int, None] = ...,
+                      count: Union[int, None] = ..., keep_dtype: bool = ...,
+                      response: bool = ...) -> Any: ...
+def decode_vllm_bytes_only(body: Bytes, dims: int, *, dtype: DType = ..., byte_order: ByteOrder = ...,
+                           count: Union[int, None] = ..., keep_dtype: bool = ...) -> npt.NDArray[Any]: ...
+def decode_response(body: Bytes, content_type: str, **options: Any) -> npt.NDArray[Any]: ...
+
+def encode_frame(vector: npt.ArrayLike, *, dtype: DType = ..., compress: bool = ..., level: int = ...,
+                 payload_crc: bool = ...) -> bytes: ...
+def encode_batch(vectors: Union[npt.NDArray[Any], Sequence[npt.ArrayLike]], *, dtype: DType = ...,
+                 compress: bool = ..., level: int = ..., payload_crc: bool = ...) -> bytes: ...
+def decode_frame(data: Bytes, *, dims: Union[int, None] = ..., max_dims: Union[int, None] = ...,
+                 keep_dtype: bool = ...) -> npt.NDArray[Any]: ...
+def frame_view(data: Bytes, *, dims: Union[int, None] = ...,
+               max_dims: Union[int, None] = ...) -> npt.NDArray[Any]: ...
+def decode_batch(data: Bytes, *, dims: Union[int, None] = ..., max_dims: Union[int, None] = ...,
+                 keep_dtype: bool = ...) -> npt.NDArray[Any]: ...
+def iter_batch(data: Bytes, *, dims: Union[int, None] = ..., max_dims: Union[int, None] = ...,
+               keep_dtype: bool = ...) -> Iterator[npt.NDArray[Any]]: ...
+
+class StreamDecoder:
+    def __init__(self, *, max_dims: int, expected_dims: Union[int, None] = ..., batch: bool = ...,
+                 keep_dtype: bool = ..., out: Union[npt.NDArray[Any], None] = ...) -> None: ...
+    def feed(self, chunk: Bytes) -> list[Any]: ...
+    def finish(self) -> None: ...
+    @property
+    def frames(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+
+def crc32(data: Bytes, crc: int = ...) -> int: ...
+def b64decode(s: Bytes, *, url: bool = ..., pad: bool = ...,
+              out: Union[Writable, None] = ...) -> Union[bytes, int]: ...
+def b64encode(data: Bytes, *, url: bool = ..., pad: bool = ...,
+              out: Union[Writable, None] = ...) -> Union[bytes, int]: ...
+def to_f32(data: Bytes, dtype: DType, byte_order: ByteOrder = ...,
+           out: Union[Writable, None] = ...) -> Union[npt.NDArray[np.float32], int]: ...
+def from_f32(array: npt.ArrayLike, dtype: DType, byte_order: ByteOrder = ...,
+             out: Union[Writable, None] = ...) -> Union[bytes, int]: ...
+def bswap32(data: Bytes, out: Union[Writable, None] = ...) -> Union[bytes, int]: ...
+def cpu() -> dict[str, Any]: ...
