@@ -5,6 +5,8 @@
 #      offline: the extension with libembd built from this checkout (bundled mode);
 #   2. pytest over python/tests against the installed package ("no tests collected",
 #      pytest's exit 5, is a failure);
+#   2b. the installed module under qemu-x86_64 -cpu qemu64 / Westmere / Haswell (scalar,
+#      sse42, avx2 chosen at run time from one build);
 #   3. the package linked against a libembd installed from <release-build-dir>
 #      (EMBD_PYTHON_LIBEMBD=system, the distributions' way) in a second venv: built, then a
 #      smoke test (version, a decode, an error's code).
@@ -29,6 +31,17 @@ if ((rc == 5)); then
   exit 1
 fi
 ((rc == 0)) || exit "$rc"
+
+# One build runs on any x86-64 CPU: the installed module under qemu CPU models without
+# the build machine's features picks the tier each has (runtime dispatch).
+if [[ $(uname -m) == x86_64 ]] && command -v qemu-x86_64 >/dev/null; then
+  for m in qemu64:scalar Westmere:sse42 Haswell:avx2; do
+    echo "--- qemu-x86_64 -cpu ${m%%:*}"
+    qemu-x86_64 -cpu "${m%%:*}" "$work/venv/bin/python" "$root/python/tests/any_cpu.py" "${m##*:}"
+  done
+else
+  echo "test-python: SKIPPED LOUDLY: the any-CPU check needs qemu-x86_64 on an x86-64 host"
+fi
 
 echo "--- system: the package over an installed libembd (EMBD_PYTHON_LIBEMBD=system)"
 cmake --install "$release" --prefix "$work/prefix" >/dev/null
