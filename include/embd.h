@@ -11,6 +11,8 @@
  *   embd/codec_stream.h  the engines' stream modes: msgpack and protobuf token frames
  *   embd/codec.h   Codec session frames (HELLO/READY/TOKENS/EOS...), stream reader, handshake
  *   embd/tokmap.h  Codec tokenizer maps (sha256-checked) and lazy detokenization to UTF-8
+ *   embd/pgcopy.h  PostgreSQL binary COPY rows: pgvector vector/halfvec/sparsevec/bit, float4[], bytea
+ *   embd/vecfile.h Elasticsearch/OpenSearch _bulk lines with binary vectors, FAISS .fvecs/.bvecs
  */
 #ifndef EMBD_H
 #define EMBD_H
@@ -28,5 +30,7 @@
 #include "embd/codec.h"
 #include "embd/codec_stream.h"
 #include "embd/tokmap.h"
+#include "embd/pgcopy.h"
+#include "embd/vecfile.h"
 
 #endif

@@ -154,9 +154,16 @@ typedef enum embd_result {
   EMBD_ERR_FRAME_BAD_DTYPE = 55,      /* a version-2 EMBD frame with an unknown dtype code */
   EMBD_ERR_OPENAI_DTYPE = 56,         /* a response whose dtype or byte order is not what
                                          the caller asked for */
-  EMBD_ERR_OPENAI_METADATA = 57       /* a vLLM bytes body's metadata malformed, or its
+  EMBD_ERR_OPENAI_METADATA = 57,      /* a vLLM bytes body's metadata malformed, or its
                                          items out of range, overlapping or mismatched */
-  /* The next code is 58. */
+  /* database ingest writers (embd/pgcopy.h, embd/vecfile.h) */
+  EMBD_ERR_VECTOR_DIMS = 58,          /* dims (or a sparse vector's non-zero count) the
+                                         target type refuses, or not the column's */
+  EMBD_ERR_VECTOR_VALUE = 59,         /* a value the target type refuses: NaN, an infinity,
+                                         beyond binary16 (halfvec), a zero sparse value */
+  EMBD_ERR_SPARSE_INDEX = 60          /* a sparse index out of range, repeated or not
+                                         ascending */
+  /* The next code is 61. */
 } embd_result;
 
 /* The old name of EMBD_ERR_UNAVAILABLE for the OpenAI decoder and the HELLO/READY parser
