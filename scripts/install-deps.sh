@@ -25,6 +25,8 @@ pkgs+=(python3-numpy)
 # setuptools into a venv over Debian's python3; its tests use pytest, hypothesis, ujson (the
 # benchmark's baseline), msgpack (the token stream oracle) and dask.distributed (the
 # LocalCluster example).
+# The writers' real-database tests (tests/pg, label pg): a private PostgreSQL 15 cluster.
+pkgs+=(postgresql-15)
 pkgs+=(python3-dev python3-venv python3-setuptools python3-pip python3-pytest python3-hypothesis
   python3-ujson python3-msgpack python3-distributed)
 

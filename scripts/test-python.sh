@@ -22,6 +22,11 @@ mkdir -p "$work"
 echo "--- bundled: venv + pip install --no-index --no-build-isolation ./python"
 bash scripts/python-venv.sh "$work/venv"
 "$work/venv/bin/python" -c 'import embd, sys; print("embd", embd.__version__, embd.__file__)'
+# pgvector for the writers' tests: PGlite from the npm registry, exactly the versions in
+# tests/pglite/package-lock.json (npm ci); without node or npm those tests skip loudly.
+if command -v npm >/dev/null; then
+  (cd tests/pglite && npm ci --no-audit --no-fund --loglevel=error) || { echo "test-python: npm ci in tests/pglite failed" >&2; exit 1; }
+fi
 # pytest from the tests' directory so that `import embd` is the installed package, not
 # python/src (which has no extension module).
 rc=0

@@ -3,7 +3,7 @@
  * exposed through the buffer protocol (embdpy_buffer), which the Python layer (embd/) wraps
  * with numpy.frombuffer, so one build serves numpy 1.x and 2.x.
  *
- * One file per face of the library (kernels.c, openai.c, frames.c, codec.c), each with a
+ * One file per face of the library (kernels.c, openai.c, frames.c, codec.c, writers.c), each with a
  * method table and an init hook listed once in module.c. This header is what they share:
  * the error type, the buffer object, argument helpers and the GIL rule.
  *
@@ -80,6 +80,7 @@ extern PyMethodDef embdpy_kernel_methods[];
 extern PyMethodDef embdpy_openai_methods[];
 extern PyMethodDef embdpy_frame_methods[];
 extern PyMethodDef embdpy_codec_methods[];
+extern PyMethodDef embdpy_writer_methods[];
 int embdpy_frame_init(PyObject *m);
 int embdpy_codec_init(PyObject *m);
 

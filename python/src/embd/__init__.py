@@ -25,9 +25,11 @@ import numpy as _np
 from . import _embd
 from ._embd import Error
 from . import codec  # noqa: E402  (embd.codec: Codec token frames, tokenizer maps)
+from ._writers import PgCopyWriter, to_bvecs, to_es_bulk, to_fvecs, to_pgcopy  # noqa: E402
 
 __all__ = [
-    "Error", "OpenAIResponse", "codec", "StreamDecoder", "__version__", "b64decode", "b64encode",
+    "Error", "OpenAIResponse", "PgCopyWriter", "codec", "to_bvecs", "to_es_bulk", "to_fvecs",
+    "to_pgcopy", "StreamDecoder", "__version__", "b64decode", "b64encode",
     "bswap32", "cpu", "crc32", "decode_batch", "decode_frame", "decode_openai",
     "decode_openai_response", "decode_response", "decode_vllm_bytes", "decode_vllm_bytes_only",
     "encode_batch", "encode_frame", "frame_view", "from_f32", "iter_batch", "to_f32",
