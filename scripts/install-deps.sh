@@ -23,12 +23,12 @@ command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 pkgs+=(python3-numpy)
 # The Python package (python/, scripts/test-python.sh): built offline with Debian's
 # setuptools into a venv over Debian's python3; its tests use pytest, hypothesis, ujson (the
-# benchmark's baseline), msgpack (the token stream oracle) and dask.distributed (the
-# LocalCluster example).
+# benchmark's baseline), msgpack (the token stream oracle), dask.distributed (the
+# LocalCluster example) and psycopg 3 (PgCopyWriter into a real PostgreSQL's COPY).
 # The writers' real-database tests (tests/pg, label pg): a private PostgreSQL 15 cluster.
 pkgs+=(postgresql-15)
 pkgs+=(python3-dev python3-venv python3-setuptools python3-pip python3-pytest python3-hypothesis
-  python3-ujson python3-msgpack python3-distributed)
+  python3-ujson python3-msgpack python3-distributed python3-psycopg)
 
 missing=()
 for p in "${pkgs[@]}"; do
