@@ -1,4 +1,5 @@
-/* embd command-line tool: helpers shared by the subcommands (cli/util.c). */
+/* embd command-line tool: helpers shared by the subcommands (cli/util.c; the output
+ * formats: formats.h). */
 #ifndef EMBD_CLI_H
 #define EMBD_CLI_H
 
@@ -146,6 +147,9 @@ int cli_out_write(cli_out *o, const void *p, size_t n);
  * Otherwise the temporary file is removed, a regular stdout cut back; devices, FIFOs and
  * pipes are left as they are. Returns CLI_EIO on a write or rename error (printed). */
 int cli_out_close(cli_out *o, int ok);
+/* Whether cli_out_close(o, 0) takes back what was written: a temporary file, a regular
+ * stdout file (not a pipe, device or FIFO). */
+int cli_out_can_take_back(const cli_out *o);
 /* A regular file, not in append mode (fseek then works for writes). */
 int cli_out_seekable(const cli_out *o);
 /* Flushes stdout; CLI_EIO with the errno text on a write error (CLI_OK otherwise). For the
@@ -162,71 +166,10 @@ void cli_progress_start(cli_progress *p, uint64_t total);
 void cli_progress_update(cli_progress *p, uint64_t done);
 void cli_progress_end(cli_progress *p);
 
-/* ---- floats ----------------------------------------------------------------------------- */
-/* Shortest "%.{1..9}g" text that reads back (strtof) as the same float. Finite only.
- * Returns the length; buf holds at least 32 bytes. */
-int cli_fmt_f32(char *buf, float v);
-
 /* --dtype NAME (embd_dtype_parse's names: f32 f16 bf16 fp8-e4m3 fp8-e5m2 int8 uint8 binary
  * ubinary and the servers' spellings). 0 ok, else CLI_EUSAGE (message printed, naming opt). */
 int cli_parse_dtype(const char *s, const char *opt, embd_dtype *out);
 
-/* ---- vector sinks: JSON lines, .npy, raw LE elements, EMBD batch ----------------------
- * Rows are float32 (cli_sink_row, what every command has) or elements of a dtype as an
- * EMBD frame carries them (cli_sink_row_raw: little-endian, packed bits as bytes).
- *   EMBD   every row becomes a frame: float rows in enc.dtype (converted; int8/uint8
- *          values must be integers in range: a data error naming the row and element),
- *          raw rows in their own dtype; frames of any dims.
- *   npy    one array: the first row's dtype decides the descr (cli_npy_descr) and its
- *          dims the columns (packed bits: dims / 8 bytes); every row must agree.
- *   raw    the rows' LE bytes back to back (float rows: float32); one dtype and dims.
- *   JSONL  numbers: raw rows converted to float32 (exact), so integer types print as
- *          integers. */
-typedef enum cli_fmt { CLI_FMT_JSONL, CLI_FMT_NPY, CLI_FMT_RAW, CLI_FMT_EMBD } cli_fmt;
-/* The .npy descr a dtype's rows get: f32 '<f4', f16 '<f2', int8 '|i1', bf16 '<u2' (its
- * bits: numpy has no bfloat16; ml_dtypes' view recovers it), and '|u1' (the wire bytes)
- * for uint8, the fp8s and the packed-bit types. */
-const char *cli_npy_descr(embd_dtype dt);
-int cli_parse_fmt(const char *s, cli_fmt *out); /* jsonl|json|npy|raw|embd */
-
-typedef struct cli_sink {
-  cli_fmt fmt;
-  cli_out *out;
-  uint64_t count;      /* announced rows; UINT64_MAX = unknown (npy, EMBD: fixed at end) */
-  int64_t count_at;    /* EMBD with an unknown count: the output offset of the count */
-  uint64_t rows;
-  uint32_t dims;       /* of the first row (npy/raw: all rows) */
-  int have_dims;
-  embd_dtype dtype;    /* of the first row (npy/raw: all rows) */
-  uint64_t nonfinite;  /* JSON: values written as null */
-  embd_frame_encode_options enc;
-  uint8_t *scratch;
-  size_t scratch_cap;
-  char *line;
-  size_t line_cap;
-  float *conv;         /* a raw row as floats (JSON lines) */
-  size_t conv_cap;
-  uint8_t *conv8;      /* a float row in enc.dtype (EMBD) */
-  size_t conv8_cap;
-} cli_sink;
-
-/* count: rows that will come (UINT64_MAX if unknown; npy and EMBD then need a seekable
- * output: EMBD writes a placeholder count, patched by cli_sink_finish). Returns an exit
- * code. */
-int cli_sink_begin(cli_sink *s, cli_fmt fmt, cli_out *out, uint64_t count,
-                   const embd_frame_encode_options *enc);
-/* label: where the row came from for messages ("frame 3 at byte 120", "line 4"). */
-int cli_sink_row(cli_sink *s, const float *v, uint32_t dims, const char *what);
-/* dims floats -> elements of dt, LE, in *buf (grown, *cap bytes): the sink's conversion
- * of float rows, for a command that checks rows before it writes any. A value dt cannot
- * hold (int8/uint8: not an integer in range), or packed bits with dims not a multiple of
- * 8, is CLI_EDATA with "<what>: <the element and why>" printed. */
-int cli_row_to_dtype(const float *v, uint32_t dims, embd_dtype dt, uint8_t **buf, size_t *cap,
-                     const char *what);
-/* A row of dims elements of dtype at data (embd_dtype_bytes(dtype, dims) bytes, LE). */
-int cli_sink_row_raw(cli_sink *s, const void *data, uint32_t dims, embd_dtype dtype,
-                     const char *what);
-int cli_sink_finish(cli_sink *s);
-void cli_sink_free(cli_sink *s);
+/* ---- vector sinks, the --to formats: formats.h ------------------------------------------ */
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "formats.h"
 
 /* ==== decode / verify: the streaming decoder =========================================== */
 
@@ -186,11 +187,17 @@ static const char decode_help[] =
     "                     raw    the frames' values back to back as the wire has them\n"
     "                            (little-endian; float32 for f32 frames)\n"
     "                     (npy and raw need every vector to have the same dims and dtype)\n"
+    "                     pgcopy   PostgreSQL binary COPY rows (--pg-type, below)\n"
+    "                     es-bulk  Elasticsearch/OpenSearch _bulk lines (--es-index)\n"
+    "                     fvecs, bvecs  FAISS vector files\n"
+    "                     (these four and jsonl take every dtype as float32, exactly)\n"
     "  -a, --as f32       npy and raw: convert every value to float32 ('<f4')\n"
     "  -s, --stream       the input is frames back to back, without the batch count\n"
     "  -d, --dims N       every frame must have N dims\n"
     "  -m, --max-dims N   reject frames above N dims (default 1048576); bounds memory\n"
     "  -h, --help         show this help\n"
+    "\n"
+    CLI_FORMAT_HELP
     "\n"
     "Output as for embd encode: -o FILE is replaced only on success (a temporary file\n"
     "renamed into place; FILE as it was after an error or an interrupt), a device or FIFO\n"
@@ -201,17 +208,23 @@ static const char decode_help[] =
     "  embd decode vectors.embd > vectors.jsonl\n"
     "  embd decode --to npy -o vectors.npy vectors.embd\n"
     "  embd decode --to npy --as f32 -o floats.npy int8.embd\n"
-    "  curl -s http://host/embeddings.embd | embd decode --stream --to raw > vecs.f32\n";
+    "  curl -s http://host/embeddings.embd | embd decode --stream --to raw > vecs.f32\n"
+    "  embd decode vectors.embd --to pgcopy --pg-type float4[] --pg-id 1 | psql -c \\\n"
+    "      \"COPY items (id, embedding) FROM STDIN (FORMAT binary)\"\n"
+    "  embd decode vectors.embd --to fvecs -o base.fvecs\n";
 
 int cmd_decode(int argc, char **argv) {
   static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                        {"to", required_argument, 0, 't'},
                                        CLI_READ_OPTIONS,
                                        {"as", required_argument, 0, 'a'},
+                                       CLI_FORMAT_OPTIONS,
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *output = NULL;
   cli_fmt to = CLI_FMT_JSONL;
+  cli_fmt_opts fo;
+  cli_fmt_opts_init(&fo);
   cli_read_opts ro = CLI_READ_OPTS_INIT;
   int as_f32 = 0;
   int c;
@@ -228,8 +241,7 @@ int cmd_decode(int argc, char **argv) {
         break;
       }
       case 't':
-        if (cli_parse_fmt(optarg, &to) || to == CLI_FMT_EMBD)
-          return cli_usage("--to: '%s' is not one of jsonl, npy, raw", cli_esc(optarg));
+        if (cli_parse_to(optarg, CLI_FOR_DECODE, &to)) return CLI_EUSAGE;
         break;
       case 's':
       case 'd':
@@ -237,9 +249,15 @@ int cmd_decode(int argc, char **argv) {
         if (cli_read_opt(c, optarg, &ro) != 1) return CLI_EUSAGE;
         break;
       case 'h': fputs(decode_help, stdout); return CLI_OK;
-      default: return cli_usage("unknown or incomplete option");
+      default: {
+        const int f = cli_format_opt(c, optarg, &fo);
+        if (f == 1) break;
+        if (f) return f;
+        return cli_usage("unknown or incomplete option");
+      }
     }
   }
+  if (cli_format_opts_check(to, &fo)) return CLI_EUSAGE;
   if (argc - optind > 1) return cli_usage("one INPUT at most (got %d)", argc - optind);
   cli_in in;
   int rc = cli_in_open(&in, optind < argc ? argv[optind] : "-");
@@ -253,16 +271,19 @@ int cmd_decode(int argc, char **argv) {
     if (got == 4 && memcmp(p, "EMBD", 4)) count = cli_rd32le(p);
   }
   cli_out out;
-  if ((rc = cli_out_open(&out, output, to != CLI_FMT_JSONL))) goto close_in;
+  if ((rc = cli_out_open(&out, output, cli_formats[to].flags & CLI_FMTF_BINARY))) goto close_in;
   cli_sink sink;
   dec_ctx ctx;
   memset(&ctx, 0, sizeof ctx);
   ctx.sink = &sink;
-  ctx.keep = !as_f32 && (to == CLI_FMT_NPY || to == CLI_FMT_RAW);
-  if (!(rc = cli_sink_begin(&sink, to, &out, count, NULL))) {
+  ctx.keep = !as_f32 && (cli_formats[to].flags & CLI_FMTF_RAW_ROWS);
+  if (!(rc = cli_sink_begin_opts(&sink, to, &out, count, &fo))) {
     rc = run_stream(&in, !ro.stream, cli_read_max_dims(&ro), ro.dims, &ctx);
     if (!rc) rc = cli_sink_finish(&sink);
   }
+  /* rows are written as the frames come: into a pipe, a failure (a refused row, a broken
+   * frame) ends pgcopy, es-bulk and the vecs with a record cut short (formats.h) */
+  if (rc) cli_sink_abort(&sink);
   {
     const int wrc = cli_out_close(&out, rc == CLI_OK);
     if (!rc) rc = wrc;

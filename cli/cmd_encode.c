@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "formats.h"
 #include "jsonl.h"
 #include "npy.h"
 

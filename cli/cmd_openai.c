@@ -1,12 +1,14 @@
 /* embd openai: OpenAI /v1/embeddings responses (and the other servers' shapes: vLLM's
- * bytes bodies, Cohere's embeddings by type, integer and packed-bit lists) -> JSON lines,
- * .npy, raw or EMBD, always as float32 (what the sinks write). */
+ * bytes bodies, Cohere's embeddings by type, integer and packed-bit lists) -> the --to
+ * formats (formats.h): JSON lines, .npy, raw, EMBD, PostgreSQL binary COPY, _bulk lines,
+ * .fvecs/.bvecs. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "formats.h"
 
 static const char openai_help[] =
     "Usage: embd openai [options] [RESPONSE...]\n"
@@ -23,6 +25,9 @@ static const char openai_help[] =
     "                     npy    a .npy file, '<f4', shape (count, dims)\n"
     "                     raw    float32 little-endian values back to back\n"
     "                     embd   an EMBD batch\n"
+    "                     pgcopy PostgreSQL binary COPY rows (--pg-type, below)\n"
+    "                     es-bulk  Elasticsearch/OpenSearch _bulk lines (--es-index)\n"
+    "                     fvecs, bvecs  FAISS vector files\n"
     "  -z, --compress     --to embd: zlib-compress each frame's payload\n"
     "  -l, --level N      --to embd: zlib level 1..9; implies --compress\n"
     "  -c, --payload-crc  --to embd: a CRC-32 trailer on each frame\n"
@@ -49,12 +54,41 @@ static const char openai_help[] =
     "                     suffixes): a body is read whole, this bounds the memory\n"
     "  -h, --help         show this help\n"
     "\n"
+    CLI_FORMAT_HELP
+    "\n"
     "Examples:\n"
     "  embd openai response.json > vectors.jsonl\n"
     "  embd openai --to embd -o vectors.embd part1.json part2.json\n"
     "  curl -s https://api.openai.com/v1/embeddings ... | embd openai --to npy -o v.npy\n"
     "  embd openai --dtype f16 --byte-order big --metadata meta.json body.bin\n"
-    "  embd openai --dtype int8 cohere.json\n";
+    "  embd openai --dtype int8 cohere.json\n"
+    "  embd openai r.json --to pgcopy | psql -c \"COPY items (embedding) FROM STDIN (FORMAT binary)\"\n"
+    "  embd openai r*.json --to pgcopy --pg-type halfvec --pg-id 1 | psql -c \\\n"
+    "      \"COPY items (id, embedding) FROM STDIN (FORMAT binary)\"\n"
+    "  embd openai r.json --to es-bulk --es-index docs --es-id 0 | curl -s -H \\\n"
+    "      'Content-Type: application/x-ndjson' --data-binary @- localhost:9200/_bulk\n";
+
+/* Each vector of e into the sink, in order (a checking sink or the real one). */
+static int openai_rows(cli_sink *sink, const embd_openai_embeddings *e, int keep, uint8_t *le) {
+  char what[48];
+  const size_t w = embd_dtype_bits(e->dtype) / 8; /* element bytes (multi-byte only) */
+  int rc = CLI_OK;
+  for (size_t i = 0; i < e->count && !rc; i++) {
+    snprintf(what, sizeof what, "vector %zu", i);
+    if (!keep) {
+      rc = cli_sink_row(sink, e->values + i * e->dims, (uint32_t)e->dims, what);
+      continue;
+    }
+    const uint8_t *row = (const uint8_t *)e->data + i * e->row_bytes;
+    if (le) { /* the kept rows are in the asked (big-endian) order */
+      for (size_t k = 0; k < e->row_bytes; k += w)
+        for (size_t b = 0; b < w; b++) le[k + b] = row[k + w - 1 - b];
+      row = le;
+    }
+    rc = cli_sink_row_raw(sink, row, (uint32_t)e->dims, e->dtype, what);
+  }
+  return rc;
+}
 
 /* Reads a whole file (the --metadata JSON) into *data. */
 static int read_file(const char *name, char **data, size_t *len, uint64_t max) {
@@ -79,11 +113,13 @@ int cmd_openai(int argc, char **argv) {
                                        {"metadata-json", required_argument, 0, 'J'},
                                        {"bytes-only", no_argument, 0, 'Y'},
                                        {"keep-dtype", no_argument, 0, 'K'},
+                                       CLI_FORMAT_OPTIONS,
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *output = NULL;
   cli_fmt to = CLI_FMT_JSONL;
-  embd_frame_encode_options enc = {.flags = 0, .level = 0};
+  cli_fmt_opts fo;
+  cli_fmt_opts_init(&fo);
   uint32_t want_dims = 0;
   uint64_t max_record = CLI_DEFAULT_MAX_RECORD;
   int verbose = 0, c;
@@ -95,12 +131,12 @@ int cmd_openai(int argc, char **argv) {
     switch (c) {
       case 'o': output = optarg; break;
       case 't':
-        if (cli_parse_fmt(optarg, &to)) return cli_usage("--to: '%s' is not one of jsonl, npy, raw, embd", cli_esc(optarg));
+        if (cli_parse_to(optarg, CLI_FOR_OPENAI, &to)) return CLI_EUSAGE;
         break;
       case 'z':
       case 'l':
       case 'c':
-        if (cli_frame_opt(c, optarg, &enc) != 1) return CLI_EUSAGE;
+        if (cli_frame_opt(c, optarg, &fo.enc) != 1) return CLI_EUSAGE;
         break;
       case 'd':
         if (cli_parse_dims(optarg, "--dims", &want_dims)) return CLI_EUSAGE;
@@ -122,10 +158,16 @@ int cmd_openai(int argc, char **argv) {
       case 'Y': bytes_only = 1; break;
       case 'K': keep = 1; break;
       case 'h': fputs(openai_help, stdout); return CLI_OK;
-      default: return cli_usage("unknown or incomplete option");
+      default: {
+        const int f = cli_format_opt(c, optarg, &fo);
+        if (f == 1) break;
+        if (f) return f;
+        return cli_usage("unknown or incomplete option");
+      }
     }
   }
-  if (enc.flags && to != CLI_FMT_EMBD) return cli_usage("--compress, --level and --payload-crc need --to embd");
+  if (fo.enc.flags && to != CLI_FMT_EMBD) return cli_usage("--compress, --level and --payload-crc need --to embd");
+  if (cli_format_opts_check(to, &fo)) return CLI_EUSAGE;
   if (meta_file && meta_json) return cli_usage("--metadata and --metadata-json: one or the other");
   const int bytes_body = meta_file || meta_json;
   if (bytes_body && bytes_only) return cli_usage("--bytes-only bodies have no metadata");
@@ -197,7 +239,7 @@ int cmd_openai(int argc, char **argv) {
               (unsigned long long)e.total_tokens);
   }
   cli_out out;
-  if ((rc = cli_out_open(&out, output, to != CLI_FMT_JSONL))) {
+  if ((rc = cli_out_open(&out, output, cli_formats[to].flags & CLI_FMTF_BINARY))) {
     embd_openai_free(&e);
     return rc;
   }
@@ -209,25 +251,17 @@ int cmd_openai(int argc, char **argv) {
     cli_msg("out of memory");
     rc = CLI_EINTERNAL;
   }
-  if (!rc && !(rc = cli_sink_begin(&sink, to, &out, e.count, &enc))) {
-    char what[48];
-    const size_t w = embd_dtype_bits(e.dtype) / 8; /* element bytes (multi-byte only) */
-    for (size_t i = 0; i < e.count && !rc; i++) {
-      snprintf(what, sizeof what, "vector %zu", i);
-      if (!keep) {
-        rc = cli_sink_row(&sink, e.values + i * e.dims, (uint32_t)e.dims, what);
-        continue;
-      }
-      const uint8_t *row = (const uint8_t *)e.data + i * e.row_bytes;
-      if (le) { /* the kept rows are in the asked (big-endian) order */
-        for (size_t k = 0; k < e.row_bytes; k += w)
-          for (size_t b = 0; b < w; b++) le[k + b] = row[k + w - 1 - b];
-        row = le;
-      }
-      rc = cli_sink_row_raw(&sink, row, (uint32_t)e.dims, e.dtype, what);
-    }
+  /* a format that may refuse a row, into an output that cannot be taken back (a pipe):
+   * every row checked first, so that a refused one leaves not a byte there */
+  if (!rc && !(rc = cli_sink_begin_opts(&sink, to, NULL, e.count, &fo)) && cli_sink_may_refuse(&sink) &&
+      !cli_out_can_take_back(&out))
+    rc = openai_rows(&sink, &e, keep, le);
+  cli_sink_free(&sink);
+  if (!rc && !(rc = cli_sink_begin_opts(&sink, to, &out, e.count, &fo))) {
+    rc = openai_rows(&sink, &e, keep, le);
     if (!rc) rc = cli_sink_finish(&sink);
   }
+  if (rc) cli_sink_abort(&sink);
   free(le);
   const int wrc = cli_out_close(&out, rc == CLI_OK);
   if (!rc) rc = wrc;

@@ -17,10 +17,10 @@ typedef struct cli_command {
 
 static const cli_command commands[] = {
     {"encode", cmd_encode, "vectors (JSON lines, OpenAI response, .npy, raw) -> EMBD batch"},
-    {"decode", cmd_decode, "EMBD batch or frame stream -> JSON lines, .npy or raw float32"},
+    {"decode", cmd_decode, "EMBD batch or frame stream -> JSON lines, .npy, raw, pgcopy, _bulk, fvecs"},
     {"inspect", cmd_inspect, "each frame's header fields and a summary"},
     {"verify", cmd_verify, "exit 0 when every frame is valid, else the first error"},
-    {"openai", cmd_openai, "OpenAI /v1/embeddings response -> JSON lines, .npy, raw or EMBD"},
+    {"openai", cmd_openai, "OpenAI /v1/embeddings response -> JSON lines, .npy, raw, EMBD, pgcopy..."},
     {"tokens", cmd_tokens, "Codec token stream (session, msgpack, protobuf) -> ids or text"},
     {"cpu", cmd_cpu, "CPU features and the implementation each kernel uses"},
     {"bench", embd_cli_bench, "what each wire format and every kernel costs on this machine"},
@@ -58,6 +58,7 @@ static void usage(FILE *f) {
           "  embd decode vectors.embd > vectors.jsonl\n"
           "  embd verify vectors.embd && embd inspect vectors.embd\n"
           "  embd openai response.json --to npy -o vectors.npy\n"
+          "  embd openai r.json --to pgcopy | psql -c \"COPY items (embedding) FROM STDIN (FORMAT binary)\"\n"
           "  embd cpu\n");
 }
 

@@ -1,9 +1,8 @@
-/* embd CLI: messages, input/output, progress bar, float formatting, vector sinks. */
+/* embd CLI: messages, option parsing, input/output, progress bar (the output formats: formats.c). */
 #include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -11,8 +10,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "npy.h"
 
 const char *cli_cmd = NULL;
 
@@ -508,6 +505,10 @@ int cli_out_write(cli_out *o, const void *p, size_t n) {
   return CLI_OK;
 }
 
+int cli_out_can_take_back(const cli_out *o) {
+  return o->kind == CLI_OUT_TEMP || (o->kind == CLI_OUT_STDOUT && o->cut_on_fail);
+}
+
 int cli_out_seekable(const cli_out *o) {
   struct stat st;
   const int fl = fcntl(fileno(o->f), F_GETFL);
@@ -612,298 +613,10 @@ void cli_progress_end(cli_progress *p) {
   p->shown = 0;
 }
 
-/* ---- floats ---------------------------------------------------------------------------- */
-/* A float32 prints in at most 15 bytes with "%.9g": GCC cannot know that. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wformat-truncation"
-#endif
-
-int cli_fmt_f32(char *buf, float v) {
-  /* round-trip holds for every precision from the shortest one up to 9: binary search */
-  int lo = 1, hi = 9, n = 0;
-  while (lo < hi) {
-    const int mid = (lo + hi) / 2;
-    snprintf(buf, 32, "%.*g", mid, (double)v);
-    const float b = strtof(buf, NULL);
-    if (memcmp(&b, &v, sizeof v) == 0) hi = mid;
-    else lo = mid + 1;
-  }
-  n = snprintf(buf, 32, "%.*g", lo, (double)v);
-  if (memchr(buf, 'e', (size_t)n)) { /* "1e+02": a longer precision may be shorter text ("100") */
-    char alt[32];
-    for (int p = lo + 1; p <= 9; p++) {
-      const int m = snprintf(alt, sizeof alt, "%.*g", p, (double)v);
-      if (m < n) {
-        memcpy(buf, alt, (size_t)m + 1);
-        n = m;
-      }
-    }
-  }
-  return n;
-}
-
-/* ---- sinks ---------------------------------------------------------------------------- */
+/* ---- option values ---------------------------------------------------------------------- */
 
 int cli_parse_dtype(const char *s, const char *opt, embd_dtype *out) {
   if (embd_dtype_parse(s, strlen(s), out) == EMBD_OK) return 0;
   return cli_usage("%s: '%s' is not a dtype (f32, f16, bf16, fp8-e4m3, fp8-e5m2, int8, uint8, "
                    "binary, ubinary)", opt, cli_esc(s));
-}
-
-int cli_parse_fmt(const char *s, cli_fmt *out) {
-  if (!strcmp(s, "jsonl") || !strcmp(s, "json")) *out = CLI_FMT_JSONL;
-  else if (!strcmp(s, "npy")) *out = CLI_FMT_NPY;
-  else if (!strcmp(s, "raw")) *out = CLI_FMT_RAW;
-  else if (!strcmp(s, "embd")) *out = CLI_FMT_EMBD;
-  else return -1;
-  return 0;
-}
-
-static int grow(uint8_t **p, size_t *cap, size_t need) {
-  if (*cap >= need) return 0;
-  uint8_t *n = realloc(*p, need);
-  if (!n) return -1;
-  *p = n;
-  *cap = need;
-  return 0;
-}
-
-int cli_sink_begin(cli_sink *s, cli_fmt fmt, cli_out *out, uint64_t count,
-                   const embd_frame_encode_options *enc) {
-  memset(s, 0, sizeof *s);
-  s->fmt = fmt;
-  s->out = out;
-  s->count = count;
-  if (enc) s->enc = *enc;
-  if (fmt == CLI_FMT_EMBD) {
-    if (count > UINT32_MAX && count != UINT64_MAX) {
-      cli_msg("%llu vectors: an EMBD batch holds at most 4294967295",
-              (unsigned long long)count);
-      return CLI_EDATA;
-    }
-    if (count == UINT64_MAX) { /* a placeholder, patched by cli_sink_finish */
-      if (!cli_out_seekable(out)) {
-        cli_msg("%s: an EMBD batch of unknown count needs a seekable output file",
-                cli_out_label(out));
-        return CLI_EINTERNAL;
-      }
-      s->count_at = (int64_t)ftello(out->f);
-      count = 0;
-    }
-    const uint8_t c[4] = {(uint8_t)count, (uint8_t)(count >> 8), (uint8_t)(count >> 16),
-                          (uint8_t)(count >> 24)};
-    return cli_out_write(out, c, 4);
-  }
-  if (fmt == CLI_FMT_NPY && count == UINT64_MAX && !cli_out_seekable(out)) {
-    cli_msg("%s: --to npy with an unknown vector count (--stream) needs a seekable output file (-o FILE)",
-            cli_out_label(out));
-    return CLI_EUSAGE;
-  }
-  return CLI_OK;
-}
-
-const char *cli_npy_descr(embd_dtype dt) {
-  switch (dt) {
-    case EMBD_DTYPE_F32: return "<f4";
-    case EMBD_DTYPE_F16: return "<f2";
-    case EMBD_DTYPE_BF16: return "<u2";
-    case EMBD_DTYPE_INT8: return "|i1";
-    default: return "|u1"; /* uint8, fp8-e4m3, fp8-e5m2, binary, ubinary: the wire bytes */
-  }
-}
-
-static int sink_npy_header(cli_sink *s, uint64_t rows) {
-  uint8_t h[NPY_WRITE_HEADER_SIZE];
-  uint64_t cols = s->have_dims ? s->dims : 0;
-  if (embd_dtype_bits(s->dtype) == 1) cols /= 8; /* packed bits: a row is dims / 8 bytes */
-  npy_header_write_descr(h, rows, cols, cli_npy_descr(s->dtype));
-  return cli_out_write(s->out, h, sizeof h);
-}
-
-static int packed_dims_error(const char *what, uint32_t dims, embd_dtype dt) {
-  cli_msg("%s: %lu dims: %s packs 8 values a byte, the dims must be a multiple of 8", what,
-          (unsigned long)dims, embd_dtype_name(dt));
-  return CLI_EDATA;
-}
-
-int cli_row_to_dtype(const float *v, uint32_t dims, embd_dtype dt, uint8_t **buf, size_t *cap,
-                     const char *what) {
-  size_t vb;
-  embd_result r = embd_dtype_bytes(dt, dims, &vb);
-  if (r == EMBD_ERR_DTYPE_LENGTH) return packed_dims_error(what, dims, dt);
-  if (r || grow(buf, cap, vb + 1)) {
-    cli_msg("out of memory");
-    return CLI_EINTERNAL;
-  }
-  embd_error err;
-  r = embd_from_f32(*buf, v, dims, dt, EMBD_ORDER_LE, &err);
-  if (r) {
-    cli_msg("%s: %s", what, err.message);
-    return cli_exit_for(r);
-  }
-  return CLI_OK;
-}
-
-/* One row: floats v (raw NULL) or elements of dt at raw. */
-static int sink_row(cli_sink *s, const float *v, const void *raw, embd_dtype dt, uint32_t dims,
-                    const char *what) {
-  int rc;
-  if (!s->have_dims) {
-    s->dims = dims;
-    s->dtype = dt;
-    s->have_dims = 1;
-    if (s->fmt == CLI_FMT_NPY && (rc = sink_npy_header(s, s->count == UINT64_MAX ? 0 : s->count)))
-      return rc;
-  } else if (s->fmt == CLI_FMT_NPY || s->fmt == CLI_FMT_RAW) {
-    if (dims != s->dims) {
-      cli_msg("%s has %lu dims, the first vector had %lu: %s output needs one dims for all", what,
-              (unsigned long)dims, (unsigned long)s->dims, s->fmt == CLI_FMT_NPY ? "npy" : "raw");
-      return CLI_EDATA;
-    }
-    if (dt != s->dtype) {
-      cli_msg("%s is %s, the first vector was %s: %s output needs one dtype for all (--as f32 "
-              "converts every vector to float32)", what, embd_dtype_name(dt),
-              embd_dtype_name(s->dtype), s->fmt == CLI_FMT_NPY ? "npy" : "raw");
-      return CLI_EDATA;
-    }
-  }
-  s->rows++;
-  size_t vb = 0;
-  if (raw && embd_dtype_bytes(dt, dims, &vb)) { /* a frame's own data: cannot fail */
-    cli_msg("internal error: %s: %lu dims of %s", what, (unsigned long)dims, embd_dtype_name(dt));
-    return CLI_EINTERNAL;
-  }
-  switch (s->fmt) {
-    case CLI_FMT_NPY:
-    case CLI_FMT_RAW:
-      if (raw) return cli_out_write(s->out, raw, vb);
-      if (grow(&s->scratch, &s->scratch_cap, (size_t)dims * 4 + 1)) goto oom;
-      embd_f32_to_le(s->scratch, v, dims);
-      return cli_out_write(s->out, s->scratch, (size_t)dims * 4);
-    case CLI_FMT_EMBD: {
-      size_t cap, n;
-      if (s->rows > UINT32_MAX) {
-        cli_msg("%s: more than 4294967295 vectors: an EMBD batch holds at most 4294967295", what);
-        return CLI_EDATA;
-      }
-      /* float rows take the options' dtype: converted here, so that a value the dtype
-       * cannot hold is named (embd_from_f32's element), then written as it is */
-      const embd_dtype fdt = raw ? dt : (embd_dtype)s->enc.dtype;
-      embd_result r = embd_frame_size_dtype(dims, fdt, s->enc.flags, &cap);
-      if (r == EMBD_ERR_DTYPE_LENGTH) return packed_dims_error(what, dims, fdt);
-      if (r) {
-        cli_msg("%s: %s", what, embd_strerror(r));
-        return cli_exit_for(r);
-      }
-      if (!raw && fdt != EMBD_DTYPE_F32) {
-        if ((rc = cli_row_to_dtype(v, dims, fdt, &s->conv8, &s->conv8_cap, what))) return rc;
-        raw = s->conv8;
-      }
-      if (grow(&s->scratch, &s->scratch_cap, cap)) goto oom;
-      embd_frame_encode_options o = s->enc;
-      o.dtype = 0;
-      r = raw ? embd_frame_encode_raw(raw, dims, fdt, EMBD_ORDER_LE, &o, s->scratch, cap, &n)
-              : embd_frame_encode_f32(v, dims, &o, s->scratch, cap, &n);
-      if (r) {
-        cli_msg("%s: encoding the frame: %s", what, embd_strerror(r));
-        return cli_exit_for(r);
-      }
-      return cli_out_write(s->out, s->scratch, n);
-    }
-    case CLI_FMT_JSONL: {
-      if (raw) { /* every value of every dtype is a float32: exact */
-        if (s->conv_cap < (size_t)dims + 1) {
-          float *c = realloc(s->conv, ((size_t)dims + 1) * sizeof *c);
-          if (!c) goto oom;
-          s->conv = c;
-          s->conv_cap = (size_t)dims + 1;
-        }
-        if (embd_to_f32(s->conv, raw, dims, dt, EMBD_ORDER_LE)) goto oom;
-        v = s->conv;
-      }
-      if (grow((uint8_t **)&s->line, &s->line_cap, (size_t)dims * 18 + 4)) goto oom;
-      char *p = s->line;
-      *p++ = '[';
-      for (uint32_t i = 0; i < dims; i++) {
-        if (i) *p++ = ',';
-        if (isfinite(v[i])) {
-          p += cli_fmt_f32(p, v[i]);
-        } else {
-          memcpy(p, "null", 4);
-          p += 4;
-          if (!s->nonfinite++)
-            cli_msg("warning: %s holds NaN or infinity (not JSON numbers): written as null; "
-                    "use --to raw or --to npy to keep them", what);
-        }
-      }
-      *p++ = ']';
-      *p++ = '\n';
-      return cli_out_write(s->out, s->line, (size_t)(p - s->line));
-    }
-  }
-  return CLI_OK;
-oom:
-  cli_msg("out of memory");
-  return CLI_EINTERNAL;
-}
-
-int cli_sink_row(cli_sink *s, const float *v, uint32_t dims, const char *what) {
-  return sink_row(s, v, NULL, EMBD_DTYPE_F32, dims, what);
-}
-
-int cli_sink_row_raw(cli_sink *s, const void *data, uint32_t dims, embd_dtype dtype,
-                     const char *what) {
-  static const uint8_t none[1] = {0}; /* 0 dims: a row with no bytes is still a raw row */
-  return sink_row(s, NULL, data ? data : none, dtype, dims, what);
-}
-
-int cli_sink_finish(cli_sink *s) {
-  if (s->fmt == CLI_FMT_NPY) {
-    if (!s->have_dims) {
-      int rc = sink_npy_header(s, s->rows);
-      if (rc) return rc;
-    } else if (s->count == UINT64_MAX) { /* unknown count: rewrite the header */
-      if (fflush(s->out->f) || fseek(s->out->f, 0, SEEK_SET)) {
-        cli_msg("%s: cannot rewrite the .npy header: %s", cli_out_label(s->out), strerror(errno));
-        return CLI_EIO;
-      }
-      int rc = sink_npy_header(s, s->rows);
-      if (rc) return rc;
-      fseek(s->out->f, 0, SEEK_END);
-    }
-  }
-  if (s->fmt == CLI_FMT_EMBD && s->count == UINT64_MAX) { /* patch the count */
-    const uint8_t c[4] = {(uint8_t)s->rows, (uint8_t)(s->rows >> 8), (uint8_t)(s->rows >> 16),
-                          (uint8_t)(s->rows >> 24)};
-    if (fflush(s->out->f) || fseeko(s->out->f, (off_t)s->count_at, SEEK_SET)) {
-      cli_msg("%s: cannot write the batch count: %s", cli_out_label(s->out), strerror(errno));
-      return CLI_EIO;
-    }
-    int rc = cli_out_write(s->out, c, 4);
-    if (rc) return rc;
-    if (fflush(s->out->f) || fseeko(s->out->f, 0, SEEK_END)) {
-      cli_msg("%s: cannot write the batch count: %s", cli_out_label(s->out), strerror(errno));
-      return CLI_EIO;
-    }
-  }
-  if (s->count != UINT64_MAX && s->rows != s->count) {
-    cli_msg("internal error: %llu vectors announced, %llu written", (unsigned long long)s->count,
-            (unsigned long long)s->rows);
-    return CLI_EINTERNAL;
-  }
-  if (s->nonfinite > 1)
-    cli_msg("warning: %llu NaN/infinite values written as null in all",
-            (unsigned long long)s->nonfinite);
-  return CLI_OK;
-}
-
-void cli_sink_free(cli_sink *s) {
-  free(s->scratch);
-  free(s->line);
-  free(s->conv);
-  free(s->conv8);
-  s->scratch = NULL;
-  s->line = NULL;
-  s->conv = NULL;
-  s->conv8 = NULL;
 }
