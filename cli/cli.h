@@ -166,6 +166,11 @@ void cli_progress_start(cli_progress *p, uint64_t total);
 void cli_progress_update(cli_progress *p, uint64_t done);
 void cli_progress_end(cli_progress *p);
 
+/* ---- floats ----------------------------------------------------------------------------- */
+/* Shortest "%.{1..9}g" text that reads back (strtof) as the same float. Finite only.
+ * Returns the length; buf holds at least 32 bytes. */
+int cli_fmt_f32(char *buf, float v);
+
 /* --dtype NAME (embd_dtype_parse's names: f32 f16 bf16 fp8-e4m3 fp8-e5m2 int8 uint8 binary
  * ubinary and the servers' spellings). 0 ok, else CLI_EUSAGE (message printed, naming opt). */
 int cli_parse_dtype(const char *s, const char *opt, embd_dtype *out);

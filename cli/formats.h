@@ -139,10 +139,6 @@ int cli_format_opts_check(cli_fmt to, const cli_fmt_opts *o);
  * for uint8, the fp8s and the packed-bit types. */
 const char *cli_npy_descr(embd_dtype dt);
 
-/* Shortest "%.{1..9}g" text that reads back (strtof) as the same float. Finite only.
- * Returns the length; buf holds at least 32 bytes. */
-int cli_fmt_f32(char *buf, float v);
-
 struct cli_sink {
   const cli_format *f;
   cli_fmt fmt;

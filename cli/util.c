@@ -1,4 +1,5 @@
-/* embd CLI: messages, option parsing, input/output, progress bar (the output formats: formats.c). */
+/* embd CLI: messages, option parsing, input/output, progress bar, float text (the output
+ * formats: formats.c). */
 #include "cli.h"
 
 #include <errno.h>
@@ -611,6 +612,36 @@ void cli_progress_update(cli_progress *p, uint64_t done) {
 void cli_progress_end(cli_progress *p) {
   if (p->shown) fputs("\r\033[K", stderr);
   p->shown = 0;
+}
+
+/* ---- floats ---------------------------------------------------------------------------- */
+/* A float32 prints in at most 15 bytes with "%.9g": GCC cannot know that. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
+
+int cli_fmt_f32(char *buf, float v) {
+  /* round-trip holds for every precision from the shortest one up to 9: binary search */
+  int lo = 1, hi = 9, n = 0;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    snprintf(buf, 32, "%.*g", mid, (double)v);
+    const float b = strtof(buf, NULL);
+    if (memcmp(&b, &v, sizeof v) == 0) hi = mid;
+    else lo = mid + 1;
+  }
+  n = snprintf(buf, 32, "%.*g", lo, (double)v);
+  if (memchr(buf, 'e', (size_t)n)) { /* "1e+02": a longer precision may be shorter text ("100") */
+    char alt[32];
+    for (int p = lo + 1; p <= 9; p++) {
+      const int m = snprintf(alt, sizeof alt, "%.*g", p, (double)v);
+      if (m < n) {
+        memcpy(buf, alt, (size_t)m + 1);
+        n = m;
+      }
+    }
+  }
+  return n;
 }
 
 /* ---- option values ---------------------------------------------------------------------- */
