@@ -5,7 +5,7 @@ message substrings and exit codes. Run by ctest (tests/CMakeLists.txt, label cli
     test_cli.py EMBD_EXECUTABLE GROUP      GROUP: help cpu encode decode inspect verify
                                                   openai openai_dtype npy roundtrip big
                                                   tokens bench stream faults dtype_frames
-                                                  | all
+                                                  formats | all
 The numpy checks (group npy, partly roundtrip and dtype_frames) are skipped, with a
 message, when numpy cannot be imported (Debian: python3-numpy)."""
 import base64
@@ -1675,10 +1675,249 @@ def t_dtype_frames():
               "decode --to npy --as f32 of %s" % name)
 
 
+# ---- --to pgcopy, es-bulk, fvecs, bvecs (cli/formats.c over embd/pgcopy.h, embd/vecfile.h) --
+PG_HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8  # signature, int32 flags 0, int32 ext 0
+PG_TYPES = ["vector", "halfvec", "sparsevec", "bit", "float4[]", "bytea"]
+
+
+def pg_rows(data):
+    """A COPY BINARY stream parsed from its documented layout (19-byte header, rows of an
+    int16 field count and int32-length fields, the int16 -1 trailer): the rows' fields as
+    bytes (None: NULL). Raises on anything else."""
+    if data[:19] != PG_HEADER:
+        raise ValueError("header %r" % data[:19])
+    p, rows = 19, []
+    while True:
+        (nf,) = struct.unpack_from(">h", data, p)
+        p += 2
+        if nf == -1:
+            if p != len(data):
+                raise ValueError("%d bytes after the trailer" % (len(data) - p))
+            return rows
+        fields = []
+        for _ in range(nf):
+            (ln,) = struct.unpack_from(">i", data, p)
+            p += 4
+            if ln != -1 and p + ln > len(data):
+                raise ValueError("field cut short")
+            fields.append(None if ln == -1 else data[p:p + ln])
+            p += max(ln, 0)
+        rows.append(fields)
+
+
+def pg_field(typ, v):
+    """The column's binary send form of float32 row v, made here with numpy from the types'
+    documented layouts (pgvector's vector/halfvec/sparsevec_send, varbit_send, array_send)."""
+    d = len(v)
+    if typ == "vector":
+        return struct.pack(">hh", d, 0) + v.astype(">f4").tobytes()
+    if typ == "halfvec":  # numpy's float32 -> float16 is IEEE round to nearest even
+        return struct.pack(">hh", d, 0) + v.astype(">f2").tobytes()
+    if typ == "sparsevec":
+        idx = np.nonzero(v)[0]
+        return (struct.pack(">iii", d, len(idx), 0) + idx.astype(">i4").tobytes() +
+                v[idx].astype(">f4").tobytes())
+    if typ == "bit":
+        return struct.pack(">i", d) + np.packbits(v > 0).tobytes()
+    if typ == "float4[]":
+        el = np.empty((d, 2), ">u4")  # per element: int32 length 4, the float4
+        el[:, 0], el[:, 1] = 4, v.view(np.uint32)
+        return struct.pack(">iiIii", 1, 0, 700, d, 1) + el.tobytes()
+    return v.astype("<f4").tobytes()  # bytea
+
+
+def body_np(v):
+    """An OpenAI base64 response of the float32 rows of v (exact bits, NaN included)."""
+    items = [{"object": "embedding", "index": i,
+              "embedding": base64.b64encode(np.ascontiguousarray(r, "<f4").tobytes()).decode()}
+             for i, r in enumerate(v)]
+    return json.dumps({"object": "list", "data": items, "model": "m"}).encode()
+
+
+def batch_np(v):
+    return struct.pack("<I", len(v)) + b"".join(frame(r.tolist()) for r in v)
+
+
+def t_formats():
+    expect(["openai", "--help"], 0, out_has=["pgcopy", "--pg-type", "--pg-id", "es-bulk", "--es-index",
+                                             "--es-byte-order", "fvecs", "bvecs", "FORMAT binary"])
+    expect(["decode", "--help"], 0, out_has=["pgcopy", "--pg-type", "--es-index", "fvecs"])
+    # usage errors (exit 2)
+    for args, msg in [(["--to", "pgcopy", "--pg-type", "vec"], "--pg-type: 'vec'"),
+                      (["--to", "pgcopy", "--pg-id", "x1"], "--pg-id"),
+                      (["--to", "pgcopy", "--pg-id", "99999999999999999999"], "--pg-id"),
+                      (["--pg-id", "1"], "need --to pgcopy"),
+                      (["--to", "npy", "--pg-type", "bytea"], "need --to pgcopy"),
+                      (["--to", "pgcopy", "--pg-finite"], "--pg-finite is for"),
+                      (["--to", "es-bulk"], "needs --es-index"),
+                      (["--to", "jsonl", "--es-index", "a"], "need --to es-bulk"),
+                      (["--to", "es-bulk", "--es-index", "a", "--es-element", "half"], "--es-element"),
+                      (["--to", "es-bulk", "--es-index", "a", "--es-byte-order", "middle"], "--es-byte-order"),
+                      (["--to", "es-bulk", "--es-index", "a", "--es-element", "byte", "--es-byte-order",
+                        "big"], "--es-byte-order is for"),
+                      (["--to", "pgcopy2"], "not one of jsonl, npy, raw, embd, pgcopy, es-bulk, fvecs, bvecs")]:
+        expect(["openai"] + args, 2, stdin=b"{}", err_has=[msg])
+    expect(["decode", "--to", "embd"], 2, err_has=["not one of jsonl, npy, raw, pgcopy"])
+    if np is None:
+        print("SKIP: the format checks need numpy (Debian: python3-numpy)")
+        return
+    if not OPENAI:
+        print("SKIP: the openai format checks (built with EMBD_WITH_OPENAI=OFF)")
+        return
+    rng = np.random.default_rng(33)
+    v = rng.normal(0, 1, (7, 37)).astype(np.float32)
+    v[1, ::3] = 0.0  # sparsevec drops zeros (and -0)
+    v[2, 5] = -0.0
+    v[3, :] = 0.0    # a sparse row with no elements, a bit row of zeros
+    v[4, 0], v[4, 1], v[4, 2] = 65504.0, -65519.0, 1e-8  # halfvec: largest, rounds to -65504, subnormal
+    body = write("fmt.json", body_np(v))
+    src = write("fmt.embd", batch_np(v))
+    for typ in PG_TYPES:
+        for start in (None, 0, -3, 2**62):
+            extra = ["--pg-type", typ] + ([] if start is None else ["--pg-id", str(start)])
+            out, _ = expect(["openai", body, "--to", "pgcopy"] + extra, 0)
+            try:
+                rows = pg_rows(out)
+            except Exception as e:  # noqa: BLE001
+                check(False, "pgcopy %s: the stream does not parse: %s" % (typ, e))
+                continue
+            check(len(rows) == len(v), "pgcopy %s: %d rows" % (typ, len(rows)))
+            for i, r in enumerate(rows):
+                want = [pg_field(typ, v[i])]
+                if start is not None:
+                    want.insert(0, struct.pack(">q", start + i))
+                check(r == want, "pgcopy --pg-type %s --pg-id %s: row %d differs from numpy's" % (typ, start, i))
+            # the same rows from an EMBD batch
+            dout, _ = expect(["decode", src, "--to", "pgcopy"] + extra, 0)
+            check(dout == out, "decode --to pgcopy %s %s: as openai's" % (typ, start))
+        if typ == "vector":
+            check(out == expect(["openai", body, "--to", "pgcopy"] + ([] if start is None else ["--pg-id", str(start)]),
+                                0)[0], "--pg-type vector is the default")
+    out, _ = expect(["openai", body, "--to", "pgcopy", "--pg-type", "real[]"], 0)
+    check(out[19:19 + 6] == struct.pack(">hi", 1, 20 + 8 * 37), "real[] is float4[]")
+    # a half batch: decode takes f16 frames as their exact float32 values
+    h = v.astype(np.float16)
+    hsrc = write("fmt16.embd", struct.pack("<I", len(h)) + b"".join(frame_v2("f16", r.astype(np.float32).tolist())
+                                                                  for r in h))
+    out, _ = expect(["decode", hsrc, "--to", "pgcopy", "--pg-type", "halfvec"], 0)
+    check([r[0] for r in pg_rows(out)] == [pg_field("halfvec", r.astype(np.float32)) for r in h],
+          "decode of f16 frames --to pgcopy --pg-type halfvec: the same halves")
+    # the ES golden: [1.0, 2.0]
+    g = write("g.json", body_np(np.array([[1.0, 2.0]], np.float32)))
+    out, _ = expect(["openai", g, "--to", "es-bulk", "--es-index", "docs"], 0)
+    check(out == b'{"index":{"_index":"docs"}}\n{"embedding":"P4AAAEAAAAA="}\n', "es-bulk big-endian golden: %r" % out)
+    out, _ = expect(["openai", g, "--to", "es-bulk", "--es-index", "docs", "--es-byte-order", "little",
+                     "--es-field", "emb", "--es-id", "7"], 0)
+    check(out == b'{"index":{"_index":"docs","_id":"7"}}\n{"emb":"AACAPwAAAEA="}\n',
+          "es-bulk little-endian golden: %r" % out)
+    for order, dt in (("big", ">f4"), ("little", "<f4")):
+        for cmd in (["openai", body], ["decode", src]):
+            out, _ = expect(cmd + ["--to", "es-bulk", "--es-index", 'we"ird\\ix', "--es-field", "vec",
+                                   "--es-byte-order", order, "--es-id", "-2"], 0)
+            lines = out.decode().split("\n")
+            check(lines[-1] == "" and len(lines) == 2 * len(v) + 1, "es-bulk: two lines per vector, \\n-ended")
+            ok = True
+            for i in range(len(v)):
+                a, d = json.loads(lines[2 * i]), json.loads(lines[2 * i + 1])
+                ok &= a == {"index": {"_index": 'we"ird\\ix', "_id": str(i - 2)}}
+                got = np.frombuffer(base64.b64decode(d["vec"]), dt)
+                ok &= list(d) == ["vec"] and got.tobytes() == v[i].astype(dt).tobytes()
+            check(ok, "%s es-bulk %s: actions and base64 values as numpy's" % (cmd[0], order))
+    iv = np.array([[-128, 0, 5, 127], [1, 2, 3, -4]], np.float32)
+    out, _ = expect(["openai", write("i8.json", body_np(iv)), "--to", "es-bulk", "--es-index", "x",
+                     "--es-element", "byte"], 0)
+    vals = [json.loads(l)["embedding"] for l in out.decode().splitlines()[1::2]]
+    check(vals == [r.astype(np.int8).tobytes().hex() for r in iv], "es-bulk --es-element byte: hex of int8")
+    out, _ = expect(["openai", body, "--to", "es-bulk", "--es-index", "x", "--es-element", "bit"], 1,
+                    err_has=["37 dims"])
+    bv = v[:, :32]
+    out, _ = expect(["openai", write("b32.json", body_np(bv)), "--to", "es-bulk", "--es-index", "x",
+                     "--es-element", "bit"], 0)
+    vals = [json.loads(l)["embedding"] for l in out.decode().splitlines()[1::2]]
+    check(vals == [np.packbits(r > 0).tobytes().hex() for r in bv], "es-bulk --es-element bit: hex of packed bits")
+    # fvecs, bvecs: numpy.fromfile's record layout
+    for cmd in (["openai", body], ["decode", src]):
+        f = path("o.fvecs")
+        expect(cmd + ["--to", "fvecs", "-o", f], 0)
+        rec = np.fromfile(f, dtype="<i4").reshape(-1, 37 + 1)
+        check((rec[:, 0] == 37).all() and np.array_equal(rec[:, 1:].view("<f4").view(np.uint32), v.view(np.uint32)),
+              "%s --to fvecs: records of int32 37 and the float32 values" % cmd[0])
+    u = rng.integers(0, 256, (5, 12)).astype(np.float32)
+    ub = write("u8.json", body_np(u))
+    out, _ = expect(["openai", ub, "--to", "bvecs"], 0)
+    rec = np.frombuffer(out, np.uint8).reshape(-1, 12 + 4)
+    check((rec[:, :4].copy().view("<i4")[:, 0] == 12).all() and np.array_equal(rec[:, 4:], u.astype(np.uint8)),
+          "--to bvecs: int32 12 then the bytes")
+    out, _ = expect(["openai", "--dtype", "uint8", "--keep-dtype", write("u8l.json", json.dumps(
+        {"data": [{"index": i, "embedding": r.astype(int).tolist()} for i, r in enumerate(u)]})),
+        "--to", "bvecs"], 0)
+    check(np.array_equal(np.frombuffer(out, np.uint8).reshape(-1, 16)[:, 4:], u.astype(np.uint8)),
+          "--keep-dtype uint8 rows --to bvecs")
+    # refused rows: exit 1, the vector and element named, nothing written
+    bad = v.copy()
+    bad[3, 2] = np.nan
+    nb = write("nan.json", body_np(bad))
+    nsrc = write("nan.embd", batch_np(bad))
+    hb = v.copy()
+    hb[5, 9] = 65520.0
+    hbody = write("h.json", body_np(hb))
+    wide = write("wide.json", body_np(np.ones((1, 16001), np.float32)))
+    frac = write("frac.json", body_np(np.array([[1, 2.5]], np.float32)))
+    cases = [([nb, "--to", "pgcopy"], ["vector 3: element 2: NaN"]),
+             ([nb, "--to", "pgcopy", "--pg-type", "halfvec"], ["vector 3: element 2: NaN"]),
+             ([nb, "--to", "pgcopy", "--pg-type", "sparsevec", "--pg-id", "1"], ["vector 3: element 2: NaN"]),
+             ([nb, "--to", "pgcopy", "--pg-type", "float4[]", "--pg-finite"], ["vector 3: element 2: NaN"]),
+             ([nb, "--to", "pgcopy", "--pg-type", "bytea", "--pg-finite"], ["vector 3: element 2: NaN"]),
+             ([hbody, "--to", "pgcopy", "--pg-type", "halfvec"], ["vector 5: element 9", "65520"]),
+             ([wide, "--to", "pgcopy"], ["vector 0: 16001 dims"]),
+             ([nb, "--to", "es-bulk", "--es-index", "x"], ["vector 3: element 2: NaN"]),
+             ([frac, "--to", "bvecs"], ["vector 0", "2.5"]),
+             ([frac, "--to", "es-bulk", "--es-index", "x", "--es-element", "byte"], ["vector 0", "2.5"])]
+    for args, msgs in cases:
+        out, _ = expect(["openai"] + args, 1, err_has=msgs)
+        check(out == b"", "openai %s: nothing on stdout (a pipe): %d bytes" % (" ".join(args[1:]), len(out)))
+        o = path("refused.out")
+        write("refused.out", b"before")
+        expect(["openai"] + args + ["-o", o], 1)
+        check(read("refused.out") == b"before" and not [n for n in os.listdir(TMP) if n.startswith(".refused")],
+              "openai %s -o FILE: FILE as it was, no temporary file left" % " ".join(args[1:]))
+        with open(o, "wb") as f:  # a redirected stdout file is cut back
+            f.write(b"kept")
+            f.flush()
+            p = subprocess.run([EMBD, "openai"] + args, stdout=f, stderr=subprocess.PIPE)
+        check(p.returncode == 1 and read("refused.out") == b"kept", "openai %s > FILE: cut back" % " ".join(args[1:]))
+    # the NaN loads where the type takes it
+    out, _ = expect(["openai", nb, "--to", "pgcopy", "--pg-type", "float4[]"], 0)
+    check(pg_rows(out)[3][0] == pg_field("float4[]", bad[3]), "float4[] without --pg-finite keeps NaN")
+    # decode writes as the frames come: into a pipe, a refused row ends the stream with a row
+    # cut short after its field count (PostgreSQL refuses the whole COPY, tests/cli/test_cli_pg.py)
+    out, _ = expect(["decode", nsrc, "--to", "pgcopy", "--pg-id", "0"], 1, err_has=["frame 3 at byte", "element 2: NaN"])
+    want = PG_HEADER + b"".join(struct.pack(">hiqi", 2, 8, i, 4 + 4 * 37) + pg_field("vector", v[i]) for i in range(3))
+    check(out == want + struct.pack(">h", 2), "decode --to pgcopy into a pipe: 3 rows, then a field count alone")
+    try:
+        pg_rows(out)
+        check(False, "the cut pgcopy stream parses")
+    except Exception:  # noqa: BLE001
+        pass
+    out, _ = expect(["decode", nsrc, "--to", "es-bulk", "--es-index", "x"], 1, err_has=["frame 3"])
+    check(out.count(b"\n") == 6 and not out.endswith(b"\n"), "decode --to es-bulk into a pipe: last line unterminated")
+    frac_src = write("frac.embd", batch_np(np.array([[1, 2], [3, 4.5]], np.float32)))
+    out, _ = expect(["decode", frac_src, "--to", "bvecs"], 1, err_has=["frame 1"])
+    check(out == struct.pack("<i", 2) + bytes([1, 2]) + struct.pack("<i", 2), "decode --to bvecs into a pipe: a record cut short")
+    expect(["decode", nsrc, "--to", "pgcopy", "-o", path("cut.pg")], 1)
+    check(not os.path.exists(path("cut.pg")), "decode --to pgcopy -o FILE: no file after a refused row")
+    # a broken frame after good ones: cut the same way
+    broken = bytearray(batch_np(v))
+    broken[4 + 2 * (16 + 4 * 37) + 3] ^= 1  # frame 2's magic
+    out, _ = expect(["decode", "--to", "pgcopy", "--pg-type", "float4[]"], 1, stdin=bytes(broken))
+    check(out.endswith(struct.pack(">h", 1)) and len(out) == 19 + 2 * (2 + 4 + 20 + 8 * 37) + 2,
+          "decode of a broken batch into a pipe: 2 rows, a field count alone")
+
+
 GROUPS = {"help": t_help, "cpu": t_cpu, "encode": t_encode, "decode": t_decode,
           "inspect": t_inspect, "verify": t_verify, "openai": t_openai, "openai_dtype": t_openai_dtype, "npy": t_npy,
           "roundtrip": t_roundtrip, "big": t_big, "tokens": t_tokens, "bench": t_bench,
-          "stream": t_stream, "faults": t_faults, "dtype_frames": t_dtype_frames}
+          "stream": t_stream, "faults": t_faults, "dtype_frames": t_dtype_frames, "formats": t_formats}
 
 
 def main():

@@ -3,7 +3,7 @@
 
     pg_roundtrip.py PGCOPY_GEN
 
-Starts a private cluster in a temporary directory (initdb as the unprivileged `postgres`
+Starts a private cluster (tests/pg/pgharness.py) in a temporary directory (initdb as the unprivileged `postgres`
 user when run as root, as CI is; unix socket in that directory, no TCP), and stops it at the
 end even on failure. For float4[] and bytea tables with a bigint id, it loads rows made by
 pgcopy_gen (tests/pg/pgcopy_gen.c, linked to the library) with
@@ -23,7 +23,6 @@ Exit 77 (skipped, with a loud message) when PostgreSQL 15 is not installed
 (Debian: postgresql-15).
 """
 import os
-import pwd
 import shutil
 import struct
 import subprocess
@@ -33,58 +32,8 @@ import time
 
 import numpy as np
 
-PGBIN = "/usr/lib/postgresql/15/bin"
-HEADER = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8
-
-
-def skip(msg):
-    print("*" * 78)
-    print("SKIP pg_roundtrip: " + msg)
-    print("*" * 78)
-    sys.exit(77)
-
-
-class Cluster:
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="embd-pg-")
-        self.data = os.path.join(self.dir, "data")
-        self.user = None
-        if os.geteuid() == 0:
-            try:
-                pw = pwd.getpwnam("postgres")
-            except KeyError:
-                skip("running as root and there is no `postgres` user to run initdb")
-            self.user = "postgres"
-            os.chown(self.dir, pw.pw_uid, pw.pw_gid)
-        self.started = False
-
-    def run_as(self, args, **kw):
-        if self.user:
-            args = ["runuser", "-u", self.user, "--"] + args
-        return subprocess.run(args, check=True, **kw)
-
-    def start(self):
-        self.run_as([PGBIN + "/initdb", "-D", self.data, "-A", "trust", "-U", "postgres",
-                     "--no-sync", "-E", "UTF8", "--locale=C"], stdout=subprocess.DEVNULL)
-        self.run_as([PGBIN + "/pg_ctl", "-D", self.data, "-l", os.path.join(self.dir, "log"),
-                     "-o", "-c listen_addresses='' -k %s -c fsync=off" % self.dir, "-w", "start"],
-                    stdout=subprocess.DEVNULL)
-        self.started = True
-
-    def stop(self):
-        if self.started:
-            self.run_as([PGBIN + "/pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop"],
-                        stdout=subprocess.DEVNULL)
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def psql(self, sql, stdin=None, check=True):
-        r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", self.dir, "-U", "postgres",
-                            "-d", "postgres", "-At", "-c", sql],
-                           input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        if check and r.returncode:
-            raise SystemExit("psql failed (%d): %s\n%s" % (r.returncode, sql, r.stderr.decode()))
-        return r
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from pgharness import Cluster, array_recv, parse_copy_binary, require_pg  # noqa: E402
 
 def special_vectors(rng, count, dims):
     """float32 rows with the classes that break text paths: NaN payloads, infinities, -0,
@@ -103,46 +52,6 @@ def gen(gen_exe, typ, v, workdir, *opts):
     np.ascontiguousarray(v, dtype="<f4").tofile(path)
     return subprocess.run([gen_exe, typ, str(v.shape[1]), path] + list(opts),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
-def parse_copy_binary(data, parse_field):
-    """Rows of a COPY binary stream, each a list of fields (None for NULL), parsed here."""
-    assert data[:19] == HEADER, data[:19]
-    p, rows = 19, []
-    while True:
-        (nf,) = struct.unpack_from(">h", data, p)
-        p += 2
-        if nf == -1:
-            assert p == len(data), "bytes after the trailer"
-            return rows
-        row = []
-        for k in range(nf):
-            (ln,) = struct.unpack_from(">i", data, p)
-            p += 4
-            if ln == -1:
-                row.append(None)
-                continue
-            row.append(parse_field(k, data[p:p + ln]))
-            p += ln
-        rows.append(row)
-
-
-def array_recv(b):
-    """array_send of float4[] -> uint32 bit patterns."""
-    ndim, flags, oid = struct.unpack_from(">iiI", b, 0)
-    assert flags == 0 and oid == 700, (flags, oid)
-    if ndim == 0:
-        return np.zeros(0, np.uint32)
-    assert ndim == 1
-    n, lb = struct.unpack_from(">ii", b, 12)
-    assert lb == 1
-    out = np.empty(n, np.uint32)
-    for j in range(n):
-        ln, u = struct.unpack_from(">iI", b, 20 + 8 * j)
-        assert ln == 4
-        out[j] = u
-    assert len(b) == 20 + 8 * n
-    return out
 
 
 def field(k, b, vector_parser):
@@ -196,9 +105,7 @@ def main():
     if len(sys.argv) != 2:
         raise SystemExit("usage: pg_roundtrip.py PGCOPY_GEN")
     gen_exe = os.path.abspath(sys.argv[1])
-    if not os.path.exists(PGBIN + "/initdb") or not shutil.which("psql"):
-        skip("PostgreSQL 15 is not installed (%s/initdb, psql): install postgresql-15 "
-             "(scripts/install-deps.sh) to run this test" % PGBIN)
+    require_pg("this test")
     t0 = time.monotonic()
     c = Cluster()
     work = tempfile.mkdtemp(prefix="embd-pg-work-")
