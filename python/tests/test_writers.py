@@ -199,7 +199,7 @@ def test_es_bulk_and_fvecs():
 # ---- real servers -------------------------------------------------------------------------
 
 def _cluster():
-    spec = importlib.util.spec_from_file_location("pg_roundtrip", os.path.join(ROOT, "tests", "pg", "pg_roundtrip.py"))
+    spec = importlib.util.spec_from_file_location("pgharness", os.path.join(ROOT, "tests", "pg", "pgharness.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     if not os.path.exists(mod.PGBIN + "/initdb"):
