@@ -241,6 +241,83 @@ EMBD_API embd_result embd_openai_decode_bytes_only(embd_openai_embeddings *e, co
                                                    const embd_openai_options *opt,
                                                    embd_error *err);
 
+/* ---- Batch output lines ----
+ *
+ * The output file of a batch job (OpenAI's Batch API, Azure OpenAI, Together, vLLM's
+ * run_batch) is JSON Lines, one object per request:
+ *   {"id": "batch_req_...", "custom_id": "doc-17",
+ *    "response": {"status_code": 200, "request_id": "req_...", "body": {<a /v1/embeddings
+ *                 response>}},
+ *    "error": null}
+ * embd_openai_batch_line reads one such line: the whole of it strict JSON exactly as
+ * embd_openai_decode reads a body (same parser, same codes, err->offset a byte of the
+ * line, messages "... (line byte N)"), keys in any order at every level, unknown keys
+ * ("id", "request_id", anything a server adds) checked as JSON and skipped. A UTF-8 byte
+ * order mark and spaces or tabs may come before the object; after it only spaces or tabs
+ * and one "\n" or "\r\n" (it is a line): anything else, a second line included, is
+ * EMBD_ERR_OPENAI_JSON "content after the line's closing '}'".
+ *
+ * What a line must hold (else EMBD_ERR_OPENAI_SHAPE): "custom_id", a string ("not a batch
+ * output line: no \"custom_id\"" when absent); "response", an object or null, and/or a
+ * non-null "error"; a response object needs "status_code", an integer 100..599. Each of
+ * custom_id, response, error, status_code and body at most once.
+ *   - status 2xx and no non-null "error": the request succeeded; response.body (an object)
+ *     is decoded into e exactly as embd_openai_decode(e, body, ..., opt) does (data[],
+ *     index placement, Cohere lists, the dtype and byte order of options: vLLM's
+ *     embed_dtype / endianness, expected_count / expected_dims / max_dims, KEEP_DTYPE);
+ *     a fault in it is the error of the line, at its byte of the line. A 2xx status
+ *     without a body object is EMBD_ERR_OPENAI_SHAPE.
+ *   - otherwise (a status outside 200..299, "response": null, or a non-null "error"): the request
+ *     failed. The call returns EMBD_OK with info->failed = 1 and e empty (count 0); the
+ *     reason comes from the line's "error" (a string is its message; an object gives
+ *     "message", "code" (a string, or a number as its text) and "type", also from one
+ *     nested "error" object, vLLM's ErrorResponse) or else from response.body's
+ *     {"error": {"message", "type", "param", "code"}}; each field is taken from the line's
+ *     error when it has it, else from the body's. A missing field is "".
+ * The body may come before "status_code" in the response (then it is checked as JSON at
+ * its place and read once the status is known).
+ *
+ * info (required; every field written by the call, the caller need not zero it):
+ * custom_id, error_code, error_message and error_type are unescaped (UTF-8; "\u0000"
+ * gives a NUL byte inside, so use the lengths), NUL-terminated, never NULL ("" when
+ * absent). They point into storage e owns, valid until the next call with e or
+ * embd_openai_free(e). That storage and e's rows are reused from line to line: after the
+ * first, lines whose strings and vectors are no larger allocate nothing.
+ * On error, e is empty, info is zeroed (strings "") except custom_id when it came before
+ * the fault in the line.
+ */
+typedef struct embd_openai_batch_info {
+  const char *custom_id;   /* the request's custom_id (never NULL) */
+  size_t custom_id_len;
+  int status_code;         /* response.status_code; 0 when the response is null or absent */
+  int failed;              /* 1: the request failed (error_* say why; e holds no vectors);
+                              0: e holds its vectors */
+  const char *error_code;  /* failed: e.g. "batch_expired", "invalid_request_error"'s
+                              code, "400" for vLLM's numeric one; else "" */
+  size_t error_code_len;
+  const char *error_message;
+  size_t error_message_len;
+  const char *error_type;  /* e.g. "invalid_request_error" */
+  size_t error_type_len;
+  /* Room for later result fields (zeroed by every call). */
+  uint64_t reserved_[4];
+  void *reserved_ptr_[4];
+} embd_openai_batch_info;
+
+/* Reads one batch output line line[0 .. len) (see above) into e (its vectors replace what
+ * e held) and *info. `opt` and `err` may be NULL; e and info may not
+ * (EMBD_ERR_INVALID_ARGUMENT). */
+EMBD_API embd_result embd_openai_batch_line(embd_openai_embeddings *e, const char *line, size_t len,
+                                            const embd_openai_options *opt,
+                                            embd_openai_batch_info *info, embd_error *err);
+
+/* A cheap sniff, not a validation: 1 when buf's first line (up to its first '\n') is, after
+ * an optional byte order mark and spaces or tabs, a '{' and somewhere holds the text
+ * "custom_id" as a key (quoted, followed by ':'); else 0. For telling a batch output file
+ * from a response body before choosing a reader; embd_openai_batch_line decides. Built
+ * without EMBD_WITH_OPENAI: always 0. */
+EMBD_API int embd_openai_is_batch_line(const char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

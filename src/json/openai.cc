@@ -13,6 +13,11 @@
 // lists and a vLLM bytes body's metadata (list_kind), so every text gets one strictness,
 // one set of messages and one fault formatter.
 //
+// A batch output line (embd_openai_batch_line) is walked by batch_line() with the same
+// pieces; its response.body is decoded by run() itself, started at the body's '{' inside
+// the line (nest_at), so a body in a line and a body alone get the same checks and
+// messages, with offsets into the line.
+//
 // Rows are written in item order as the items come (the count is not known before the
 // closing ']'); data[].index may come before or after the embedding in an item, so they
 // are put in index order at the end by an in-place permutation (no copy when every item
@@ -99,7 +104,10 @@ struct impl {
   size_t rowf_cap = 0;
   meta_item *meta = nullptr;  // bytes metadata items
   size_t meta_cap = 0;
+  char *lstr = nullptr;  // a batch line's custom_id and error strings (embd_openai_batch_info)
+  size_t lstr_cap = 0;
   ~impl() {
+    free(lstr);
     free(fv);
     free(bv);
     free(idx);
@@ -113,7 +121,10 @@ struct impl {
 };
 
 // Where in the text a message is about: "data[3].embedding[5]" and the like.
-enum where_kind { W_BODY, W_DATA, W_ITEM, W_INDEX, W_EMB, W_ELEM, W_MODEL, W_USAGE, W_FIELD };
+enum where_kind {
+  W_BODY, W_DATA, W_ITEM, W_INDEX, W_EMB, W_ELEM, W_MODEL, W_USAGE, W_FIELD,
+  W_RESP, W_RBODY, W_ERROR, W_CUSTOM  // a batch line's response, response.body, error, custom_id
+};
 
 // Which list the vectors come in: OpenAI's data[].embedding, Cohere's embeddings-by-type
 // object ("embeddings": {"int8": [[...]]}), Cohere v1's "embeddings": [[...]], or a vLLM
@@ -124,7 +135,9 @@ enum key_id {
   K_OTHER, K_DATA, K_MODEL, K_USAGE, K_INDEX, K_EMBEDDING, K_PROMPT, K_TOTAL, K_EMBEDDINGS,
   K_EMBED_DTYPE, K_ENDIANNESS, K_START, K_END, K_SHAPE,
   // Cohere's embedding type keys, in the order of cohere_names
-  K_T_FLOAT, K_T_INT8, K_T_UINT8, K_T_BINARY, K_T_UBINARY, K_T_BASE64
+  K_T_FLOAT, K_T_INT8, K_T_UINT8, K_T_BINARY, K_T_UBINARY, K_T_BASE64,
+  // A batch output line's keys (batch_key_of: only while walking the line itself)
+  B_CUSTOM_ID, B_RESPONSE, B_ERROR, B_STATUS, B_BODY, B_MESSAGE, B_CODE, B_TYPE
 };
 const char *const cohere_names[] = {"float", "int8", "uint8", "binary", "ubinary", "base64"};
 
@@ -166,6 +179,37 @@ inline key_id key_of(const uint8_t *s, size_t m) {
   }
 }
 
+// A batch output line's keys: {"id", "custom_id", "response": {"status_code", "request_id",
+// "body"}, "error": {"code", "message", "type"}} (other keys are K_OTHER, checked only).
+inline key_id batch_key_of(const uint8_t *s, size_t m) {
+  switch (m) {
+    case 4: return is(s, "body") ? B_BODY : is(s, "code") ? B_CODE : is(s, "type") ? B_TYPE : K_OTHER;
+    case 5: return is(s, "error") ? B_ERROR : K_OTHER;
+    case 7: return is(s, "message") ? B_MESSAGE : K_OTHER;
+    case 8: return is(s, "response") ? B_RESPONSE : K_OTHER;
+    case 9: return is(s, "custom_id") ? B_CUSTOM_ID : K_OTHER;
+    case 11: return is(s, "status_code") ? B_STATUS : K_OTHER;
+    default: return K_OTHER;
+  }
+}
+
+// A string of a batch line, not yet unescaped: its content [p, q) in the line; esc: it
+// holds escapes. A number (an error code sent as one) is its text, esc false.
+struct bref {
+  const uint8_t *p = nullptr, *q = nullptr;
+  bool esc = false, set = false;
+};
+struct berr {
+  bref code, message, type;
+};
+// What a batch line's walk found (the strings are unescaped by the caller of run()).
+struct batch_out {
+  bref custom_id;
+  berr top, body;     // the line's "error" and response.body's error
+  uint64_t status = 0;
+  bool have_status = false, have_response = false, top_error = false, decoded = false, failed = false;
+};
+
 struct decoder {
   embd_openai_embeddings *e;
   impl *im;
@@ -186,6 +230,11 @@ struct decoder {
   int model_truncated = 0;
   int has_usage = 0;
   uint64_t prompt_tokens = 0, total_tokens = 0;
+  // A batch line: its keys are classified by batch_key_of while bkeys; the response body
+  // is decoded by run() starting at nest_at (a '{' inside the line) instead of the text's
+  // start, and run() leaves nest_past after its '}' instead of checking the text's end.
+  bool bkeys = false;
+  const uint8_t *nest_at = nullptr, *nest_past = nullptr;
 
   size_t off(const uint8_t *p) const { return static_cast<size_t>(p - j.base); }
 
@@ -241,6 +290,10 @@ struct decoder {
       case W_MODEL: snprintf(b, cap, "model"); break;
       case W_USAGE: snprintf(b, cap, "usage"); break;
       case W_FIELD: snprintf(b, cap, "data[%zu]", k); break;
+      case W_RESP: snprintf(b, cap, "response"); break;
+      case W_RBODY: snprintf(b, cap, "response.body"); break;
+      case W_ERROR: snprintf(b, cap, "error"); break;
+      case W_CUSTOM: snprintf(b, cap, "custom_id"); break;
     }
   }
 
@@ -284,7 +337,7 @@ struct decoder {
       m = embd_json_unescape(s, q - 1, kb, sizeof kb);
       s = kb;
     }
-    if (m <= sizeof kb) *id = key_of(s, m);
+    if (m <= sizeof kb) *id = bkeys ? batch_key_of(s, m) : key_of(s, m);
     p = ws(q, "after a key");
     if (!p) return nullptr;
     if (*p != ':') return embd_json_fault(&j, p, "expected ':' after a key");
@@ -1105,10 +1158,10 @@ struct decoder {
   // The whole text: an object holding "data" (OpenAI; or a vLLM bytes body's metadata
   // with list == L_META) or, not both, Cohere's "embeddings".
   embd_result run() {
-    const uint8_t *p = j.base, *end = j.end;
+    const uint8_t *p = nest_at ? nest_at : j.base, *end = j.end;
     const bool meta = list == L_META;
     // RFC 8259 8.1: a parser may ignore a byte order mark; some HTTP stacks add one.
-    if (end - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) p += 3;
+    if (!nest_at && end - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) p += 3;
     p = ws(p, meta ? "before any value (the metadata is empty)" : "before any value (the body is empty)");
     if (!p) return json_fail(W_BODY);
     const embd_result shape = meta ? EMBD_ERR_OPENAI_METADATA : EMBD_ERR_OPENAI_SHAPE;
@@ -1161,14 +1214,238 @@ struct decoder {
         if (!p) return json_fail(W_BODY);
       }
     }
-    p = embd_json_ws(p, end);
-    if (p != end) {
-      embd_json_fault(&j, p, "content after the %s's closing '}'", text);
-      return json_fail(W_BODY);
+    if (nest_at) {
+      nest_past = p;
+    } else {
+      p = embd_json_ws(p, end);
+      if (p != end) {
+        embd_json_fault(&j, p, "content after the %s's closing '}'", text);
+        return json_fail(W_BODY);
+      }
     }
+    if (!have_data && !have_emb && nest_at)
+      return fail(shape, off(nest_at), "response.body: no \"data\" array (or Cohere \"embeddings\")");
     if (!have_data && !have_emb)
       return embd_fail(err, shape, 0, meta ? "no \"data\" array in the metadata"
                                            : "no \"data\" array (or Cohere \"embeddings\") in the body");
+    return EMBD_OK;
+  }
+
+
+  // ---- A batch output line (embd_openai_batch_line) ----
+
+  // The string at p (its '"') into *b; after it, or nullptr (fault recorded).
+  const uint8_t *str_ref(const uint8_t *p, bref *b) {
+    int esc = 0;
+    const uint8_t *q = embd_json_string(&j, p, &esc);
+    if (!q) return nullptr;
+    b->p = p + 1;
+    b->q = q - 1;
+    b->esc = esc != 0;
+    b->set = true;
+    return q;
+  }
+
+  // An error at p: a string is its message; an object gives "message", "code" (a string,
+  // or a number kept as its text), "type", and one nested "error" level (vLLM's
+  // ErrorResponse {"error": {...}}); anything else, and every other key, is checked as
+  // JSON only. After it, or nullptr (fault recorded).
+  const uint8_t *err_value(const uint8_t *p, berr *f, int depth) {
+    if (*p == '"') return str_ref(p, &f->message);
+    if (*p != '{') return embd_json_value(&j, p);
+    p = ws(p + 1, "inside an object");
+    if (!p) return nullptr;
+    if (*p == '}') return p + 1;
+    for (;;) {
+      key_id id = K_OTHER;
+      p = key(p, &id);
+      if (!p) return nullptr;
+      const uint8_t *q;
+      if (id == B_MESSAGE && *p == '"') {
+        q = str_ref(p, &f->message);
+      } else if (id == B_TYPE && *p == '"') {
+        q = str_ref(p, &f->type);
+      } else if (id == B_CODE && *p == '"') {
+        q = str_ref(p, &f->code);
+      } else if (id == B_CODE && (*p == '-' || static_cast<unsigned>(*p - '0') < 10)) {
+        q = embd_json_number(&j, p);
+        if (q) f->code = bref{p, q, false, true};
+      } else if (id == B_ERROR && depth == 0 && (*p == '{' || *p == '"')) {
+        q = err_value(p, f, 1);
+      } else {
+        q = embd_json_value(&j, p);
+      }
+      if (!q) return nullptr;
+      bool closed;
+      p = next_member(q, &closed);
+      if (closed) return p;
+      if (!p) return nullptr;
+    }
+  }
+
+  static bool ok_status(uint64_t s) { return s >= 200 && s <= 299; }
+
+  // response.body at p, the status known: a 2xx body is the embeddings response (decoded
+  // into e by run(), the same walker as embd_openai_decode); another status's body is an
+  // error ({"error": {...}}). *past: after it.
+  embd_result body_value(const uint8_t *p, const uint8_t **past, batch_out *bo) {
+    if (!ok_status(bo->status)) {
+      *past = err_value(p, &bo->body, 0);
+      return *past ? EMBD_OK : json_fail(W_RBODY);
+    }
+    if (*p == 'n') {  // null: no body (an error elsewhere, or a shape error at the end)
+      *past = embd_json_value(&j, p);
+      return *past ? EMBD_OK : json_fail(W_RBODY);
+    }
+    if (*p != '{') return type_fail(p, EMBD_ERR_OPENAI_SHAPE, "not an object", W_RBODY);
+    bkeys = false;
+    nest_at = p;
+    embd_result r = run();
+    nest_at = nullptr;
+    bkeys = true;
+    if (r) return r;
+    bo->decoded = true;
+    *past = nest_past;
+    return EMBD_OK;
+  }
+
+  // The line's "response" object at p (its '{'): status_code, body (read when the status
+  // is known: at once when it came first, else after the object). *past: after it.
+  embd_result response_value(const uint8_t *p, const uint8_t **past, batch_out *bo) {
+    const size_t at = off(p);
+    const uint8_t *body = nullptr;
+    bool body_done = false;
+    p = ws(p + 1, "inside an object");
+    if (!p) return json_fail(W_RESP);
+    if (*p == '}') {
+      p++;
+    } else {
+      for (;;) {
+        key_id id = K_OTHER;
+        p = key(p, &id);
+        if (!p) return json_fail(W_RESP);
+        const uint8_t *q = nullptr;
+        if (id == B_STATUS) {
+          if (bo->have_status) return fail(EMBD_ERR_OPENAI_SHAPE, off(p), "response: two \"status_code\" keys");
+          uint64_t x = 0;
+          int u = uint_value(p, &x, &q);
+          if (u < 0) return json_fail(W_RESP);
+          if (u == 0) return type_fail(p, EMBD_ERR_OPENAI_SHAPE, "status_code: not an HTTP status", W_RESP);
+          if (x < 100 || x > 599)
+            return fail(EMBD_ERR_OPENAI_SHAPE, off(p), "response.status_code: %llu is not an HTTP status (100..599)",
+                        static_cast<unsigned long long>(x));
+          bo->status = x;
+          bo->have_status = true;
+        } else if (id == B_BODY) {
+          if (body) return fail(EMBD_ERR_OPENAI_SHAPE, off(p), "response: two \"body\" keys");
+          body = p;
+          if (bo->have_status) {
+            body_done = true;
+            if (embd_result r = body_value(p, &q, bo)) return r;
+          } else {
+            q = embd_json_value(&j, p);  // read once the status is known
+            if (!q) return json_fail(W_RBODY);
+          }
+        } else {
+          q = embd_json_value(&j, p);
+          if (!q) return json_fail(W_RESP);
+        }
+        bool closed;
+        p = next_member(q, &closed);
+        if (closed) break;
+        if (!p) return json_fail(W_RESP);
+      }
+    }
+    *past = p;
+    if (!bo->have_status) return fail(EMBD_ERR_OPENAI_SHAPE, at, "response: no \"status_code\"");
+    if (body && !body_done) {
+      const uint8_t *q = nullptr;
+      if (embd_result r = body_value(body, &q, bo)) return r;
+    }
+    return EMBD_OK;
+  }
+
+  // The whole line: one object ({"id", "custom_id", "response", "error"} in any order,
+  // other keys checked only), then at most spaces or tabs and one "\n" or "\r\n".
+  embd_result batch_line(batch_out *bo) {
+    const uint8_t *p = j.base, *end = j.end;
+    bkeys = true;
+    if (end - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) p += 3;
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    if (p >= end || *p == '\n' || *p == '\r') {
+      embd_json_fault(&j, p, "the line ends before any value (an empty line)");
+      return json_fail(W_BODY);
+    }
+    if (*p != '{') {
+      const char *t = embd_json_type_of(&j, p, nullptr);
+      if (!t) return json_fail(W_BODY);
+      return fail(EMBD_ERR_OPENAI_SHAPE, off(p), "not a batch output line: not a JSON object but %s", t);
+    }
+    bool have_error = false;
+    p = ws(p + 1, "inside an object");
+    if (!p) return json_fail(W_BODY);
+    if (*p == '}') {
+      p++;
+    } else {
+      for (;;) {
+        key_id id = K_OTHER;
+        p = key(p, &id);
+        if (!p) return json_fail(W_BODY);
+        const uint8_t *q = nullptr;
+        if (id == B_CUSTOM_ID) {
+          if (bo->custom_id.set) return fail(EMBD_ERR_OPENAI_SHAPE, off(p), "two \"custom_id\" keys");
+          if (*p != '"') return type_fail(p, EMBD_ERR_OPENAI_SHAPE, "not a string", W_CUSTOM);
+          q = str_ref(p, &bo->custom_id);
+          if (!q) return json_fail(W_BODY);
+        } else if (id == B_RESPONSE) {
+          if (bo->have_response) return fail(EMBD_ERR_OPENAI_SHAPE, off(p), "two \"response\" keys");
+          bo->have_response = true;
+          if (*p == '{') {
+            if (embd_result r = response_value(p, &q, bo)) return r;
+          } else if (*p == 'n') {
+            q = embd_json_value(&j, p);
+            if (!q) return json_fail(W_RESP);
+          } else {
+            return type_fail(p, EMBD_ERR_OPENAI_SHAPE, "not an object or null", W_RESP);
+          }
+        } else if (id == B_ERROR) {
+          if (have_error) return fail(EMBD_ERR_OPENAI_SHAPE, off(p), "two \"error\" keys");
+          have_error = true;
+          bo->top_error = *p != 'n';
+          q = err_value(p, &bo->top, 0);
+          if (!q) return json_fail(W_ERROR);
+        } else {
+          q = embd_json_value(&j, p);
+          if (!q) return json_fail(W_BODY);
+        }
+        bool closed;
+        p = next_member(q, &closed);
+        if (closed) break;
+        if (!p) return json_fail(W_BODY);
+      }
+    }
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    if (p < end && *p == '\n') p++;
+    else if (end - p >= 2 && p[0] == '\r' && p[1] == '\n') p += 2;
+    if (p != end) {
+      embd_json_fault(&j, p, "content after the line's closing '}' (one line, then at most \"\\n\")");
+      return json_fail(W_BODY);
+    }
+    if (!bo->custom_id.set) return fail(EMBD_ERR_OPENAI_SHAPE, 0, "not a batch output line: no \"custom_id\"");
+    const bool resp = bo->have_status;  // a response object (its status_code is required)
+    if (!resp && !bo->top_error)
+      return fail(EMBD_ERR_OPENAI_SHAPE, 0, "not a batch output line: no \"response\" and no \"error\"");
+    bo->failed = !resp || !ok_status(bo->status) || bo->top_error;
+    if (!bo->failed && !bo->decoded)
+      return fail(EMBD_ERR_OPENAI_SHAPE, 0, "response: status %llu without an embeddings body",
+                  static_cast<unsigned long long>(bo->status));
+    if (bo->failed) {  // no vectors for a failed request (a body decoded before "error" came)
+      n = 0;
+      model[0] = 0;
+      model_truncated = 0;
+      has_usage = 0;
+      prompt_tokens = total_tokens = 0;
+    }
     return EMBD_OK;
   }
 
@@ -1252,7 +1529,7 @@ void clear(embd_openai_embeddings *e) {
   memset(e->reserved_, 0, sizeof e->reserved_);
 }
 
-enum run_kind { R_JSON, R_META, R_BYTES_ONLY };
+enum run_kind { R_JSON, R_META, R_BYTES_ONLY, R_LINE };
 
 struct run_args {
   run_kind kind;
@@ -1261,6 +1538,7 @@ struct run_args {
   const uint8_t *body;  // R_META, R_BYTES_ONLY
   size_t body_len;
   size_t dims;  // R_BYTES_ONLY
+  batch_out *bo;  // R_LINE
 };
 
 // The options' new fields checked: a known dtype, order and flags.
@@ -1347,7 +1625,12 @@ embd_result run(embd_openai_embeddings *e, const run_args &a, const embd_openai_
       d.list = L_META;
       d.text = "metadata";
     }
-    r = d.run();
+    if (a.kind == R_LINE) {
+      d.text = "line";
+      r = d.batch_line(a.bo);
+    } else {
+      r = d.run();
+    }
     if (r == EMBD_OK && a.kind == R_META) r = d.meta_rows(a.body, a.body_len);
   }
   if (r == EMBD_OK && append && before && e->model[0] && d.model[0] && strcmp(e->model, d.model) != 0)
@@ -1391,9 +1674,108 @@ embd_result run(embd_openai_embeddings *e, const run_args &a, const embd_openai_
   return EMBD_OK;
 }
 
+
+// The info's strings: pointers into im->lstr (reused: a steady stream of lines of one
+// shape allocates nothing after the first), each unescaped and NUL-terminated; "" (a
+// static empty string) when absent. Unescaping never lengthens a string, so the raw
+// lengths bound the storage.
+embd_result batch_strings(impl *im, const batch_out &bo, bool all, embd_openai_batch_info *info, embd_error *err) {
+  const bref *src[4] = {&bo.custom_id, nullptr, nullptr, nullptr};
+  if (all) {
+    src[1] = bo.top.code.set ? &bo.top.code : &bo.body.code;
+    src[2] = bo.top.message.set ? &bo.top.message : &bo.body.message;
+    src[3] = bo.top.type.set ? &bo.top.type : &bo.body.type;
+  }
+  size_t need = 0;
+  for (const bref *b : src)
+    if (b && b->set) need += static_cast<size_t>(b->q - b->p) + 1;
+  if (need && !reserve(&im->lstr, &im->lstr_cap, need))
+    return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for a %zu-byte batch line's strings", need);
+  const char *out[4] = {"", "", "", ""};
+  size_t lens[4] = {0, 0, 0, 0};
+  char *w = im->lstr;
+  for (int i = 0; i < 4; i++) {
+    const bref *b = src[i];
+    if (!b || !b->set) continue;
+    size_t raw = static_cast<size_t>(b->q - b->p);
+    size_t m = raw;
+    if (b->esc) m = embd_json_unescape(b->p, b->q, reinterpret_cast<uint8_t *>(w), raw);
+    else if (raw) memcpy(w, b->p, raw);
+    w[m] = 0;
+    out[i] = w;
+    lens[i] = m;
+    w += m + 1;
+  }
+  info->custom_id = out[0];
+  info->custom_id_len = lens[0];
+  info->error_code = out[1];
+  info->error_code_len = lens[1];
+  info->error_message = out[2];
+  info->error_message_len = lens[2];
+  info->error_type = out[3];
+  info->error_type_len = lens[3];
+  return EMBD_OK;
+}
+
+void info_clear(embd_openai_batch_info *info) {
+  memset(info, 0, sizeof *info);
+  info->custom_id = info->error_code = info->error_message = info->error_type = "";
+}
+
 }  // namespace
 
 extern "C" {
+
+embd_result embd_openai_batch_line(embd_openai_embeddings *e, const char *line, size_t len,
+                                   const embd_openai_options *opt, embd_openai_batch_info *info, embd_error *err) {
+  if (!info) {
+    if (e) clear(e);
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL batch info");
+  }
+  info_clear(info);
+  batch_out bo;
+  embd_result r = run(e, {R_LINE, line, len, nullptr, 0, 0, &bo}, opt, err, false);
+  impl *im = e ? static_cast<impl *>(e->impl_) : nullptr;
+  if (!im) return r;
+  if (r != EMBD_OK) {
+    // The custom_id when it was read before the fault (naming the line in a report).
+    embd_error keep;
+    if (bo.custom_id.set) {
+      if (err) keep = *err;
+      if (batch_strings(im, bo, false, info, nullptr) == EMBD_OK && err) *err = keep;
+    }
+    return r;
+  }
+  if (embd_result r2 = batch_strings(im, bo, bo.failed, info, err)) {
+    clear(e);
+    info_clear(info);
+    return r2;
+  }
+  info->status_code = bo.have_status ? static_cast<int>(bo.status) : 0;
+  info->failed = bo.failed ? 1 : 0;
+  return EMBD_OK;
+}
+
+int embd_openai_is_batch_line(const char *buf, size_t len) {
+  if (!buf) return 0;
+  const uint8_t *p = reinterpret_cast<const uint8_t *>(buf), *end = p + len;
+  if (end - p >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) p += 3;
+  while (p < end && (*p == ' ' || *p == '\t')) p++;
+  if (p >= end || *p != '{') return 0;
+  const uint8_t *nl = static_cast<const uint8_t *>(memchr(p, '\n', static_cast<size_t>(end - p)));
+  if (nl) end = nl;
+  static const char key[] = "\"custom_id\"";
+  const size_t kl = sizeof key - 1;
+  for (const uint8_t *s = p; static_cast<size_t>(end - s) >= kl; s++) {
+    s = static_cast<const uint8_t *>(memchr(s, '"', static_cast<size_t>(end - s)));
+    if (!s || static_cast<size_t>(end - s) < kl) return 0;
+    if (memcmp(s, key, kl) == 0) {
+      const uint8_t *c = embd_json_ws(s + kl, end);
+      if (c < end && *c == ':') return 1;
+    }
+  }
+  return 0;
+}
 
 void embd_openai_init(embd_openai_embeddings *e) {
   if (e) memset(e, 0, sizeof *e);
@@ -1407,23 +1789,23 @@ void embd_openai_free(embd_openai_embeddings *e) {
 
 embd_result embd_openai_decode(embd_openai_embeddings *e, const char *json, size_t len,
                                const embd_openai_options *opt, embd_error *err) {
-  return run(e, {R_JSON, json, len, nullptr, 0, 0}, opt, err, false);
+  return run(e, {R_JSON, json, len, nullptr, 0, 0, nullptr}, opt, err, false);
 }
 
 embd_result embd_openai_append(embd_openai_embeddings *e, const char *json, size_t len,
                                const embd_openai_options *opt, embd_error *err) {
-  return run(e, {R_JSON, json, len, nullptr, 0, 0}, opt, err, true);
+  return run(e, {R_JSON, json, len, nullptr, 0, 0, nullptr}, opt, err, true);
 }
 
 embd_result embd_openai_decode_bytes(embd_openai_embeddings *e, const void *body, size_t len,
                                      const char *metadata, size_t mlen, const embd_openai_options *opt,
                                      embd_error *err) {
-  return run(e, {R_META, metadata, mlen, static_cast<const uint8_t *>(body), len, 0}, opt, err, false);
+  return run(e, {R_META, metadata, mlen, static_cast<const uint8_t *>(body), len, 0, nullptr}, opt, err, false);
 }
 
 embd_result embd_openai_decode_bytes_only(embd_openai_embeddings *e, const void *body, size_t len, size_t dims,
                                           const embd_openai_options *opt, embd_error *err) {
-  return run(e, {R_BYTES_ONLY, nullptr, 0, static_cast<const uint8_t *>(body), len, dims}, opt, err, false);
+  return run(e, {R_BYTES_ONLY, nullptr, 0, static_cast<const uint8_t *>(body), len, dims, nullptr}, opt, err, false);
 }
 
 }  // extern "C"

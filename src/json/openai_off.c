@@ -44,3 +44,19 @@ embd_result embd_openai_decode_bytes_only(embd_openai_embeddings *e, const void 
   (void)body, (void)len, (void)dims, (void)opt;
   return unavailable(e, err);
 }
+
+embd_result embd_openai_batch_line(embd_openai_embeddings *e, const char *line, size_t len,
+                                   const embd_openai_options *opt, embd_openai_batch_info *info,
+                                   embd_error *err) {
+  (void)line, (void)len, (void)opt;
+  if (info) {
+    memset(info, 0, sizeof *info);
+    info->custom_id = info->error_code = info->error_message = info->error_type = "";
+  }
+  return unavailable(e, err);
+}
+
+int embd_openai_is_batch_line(const char *buf, size_t len) {
+  (void)buf, (void)len;
+  return 0;
+}
