@@ -1,6 +1,8 @@
 // Runs SQL and binary COPY loads in one PGlite instance with pgvector, for the tests:
 //   node pglite_copy.mjs steps.json results.json
-// steps.json: [{"sql": "..."} | {"copy": "TABLE", "file": "path"} | {"query": "SELECT ..."}]
+// steps.json: [{"sql": "..."} | {"copy": "TABLE", "file": "path"[, "format": "text"]} |
+//              {"query": "SELECT ..."}]   (copy: FORMAT binary unless "format" says text; its
+//              result carries "ms", the COPY's own time)
 // Every step runs; each result is {"ok": true, "rows": [...]} or {"ok": false, "error": "..."}
 // (a refused COPY is a result, not a crash: the tests check that the server refuses what
 // embd refuses). PGlite starts once (about 10-20 s here: it compiles PostgreSQL's wasm).
@@ -25,7 +27,7 @@ for (const s of steps) {
     } else if (s.copy !== undefined) {
       const blob = new Blob([readFileSync(s.file)]);
       const t0 = performance.now();
-      await db.query(`COPY ${s.copy} FROM '/dev/blob' WITH (FORMAT binary)`, [], { blob });
+      await db.query(`COPY ${s.copy} FROM '/dev/blob' WITH (FORMAT ${s.format === 'text' ? 'text' : 'binary'})`, [], { blob });
       results.push({ ok: true, ms: performance.now() - t0 });
     } else if (s.query !== undefined) {
       const r = await db.query(s.query);
