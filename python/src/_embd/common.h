@@ -82,6 +82,7 @@ extern PyMethodDef embdpy_frame_methods[];
 extern PyMethodDef embdpy_codec_methods[];
 extern PyMethodDef embdpy_writer_methods[];
 int embdpy_frame_init(PyObject *m);
+int embdpy_openai_init(PyObject *m);
 int embdpy_codec_init(PyObject *m);
 
 #endif

@@ -26,9 +26,11 @@ from . import _embd
 from ._embd import Error
 from . import codec  # noqa: E402  (embd.codec: Codec token frames, tokenizer maps)
 from ._writers import PgCopyWriter, to_bvecs, to_es_bulk, to_fvecs, to_pgcopy  # noqa: E402
+from ._batch import BatchResult, decode_openai_batch, iter_openai_batch  # noqa: E402
 
 __all__ = [
-    "Error", "OpenAIResponse", "PgCopyWriter", "codec", "to_bvecs", "to_es_bulk", "to_fvecs",
+    "BatchResult", "Error", "OpenAIResponse", "PgCopyWriter", "decode_openai_batch",
+    "iter_openai_batch", "codec", "to_bvecs", "to_es_bulk", "to_fvecs",
     "to_pgcopy", "StreamDecoder", "__version__", "b64decode", "b64encode",
     "bswap32", "cpu", "crc32", "decode_batch", "decode_frame", "decode_openai",
     "decode_openai_response", "decode_response", "decode_vllm_bytes", "decode_vllm_bytes_only",

@@ -1,6 +1,7 @@
 # Type declarations for the embd package (the implementation is __init__.py over the C
 # extension embd._embd). Inputs named `Bytes` take bytes, bytearray, memoryview, str (its
 # UTF-8) or any C-contiguous buffer.
+import os
 from typing import Any, Iterator, Literal, Sequence, Union
 
 import numpy as np
@@ -99,3 +100,16 @@ def to_es_bulk(array: npt.ArrayLike, index: str, field: str, *, ids: Union[npt.A
                byte_order: Literal["big", "little"] = ...) -> bytes: ...
 def to_fvecs(array: npt.ArrayLike) -> bytes: ...
 def to_bvecs(array: npt.ArrayLike) -> bytes: ...
+
+class BatchResult:
+    vectors: npt.NDArray[Any]
+    custom_ids: list[str]
+    index: npt.NDArray[np.int64]
+    failed: list[dict[str, Any]]
+
+BatchFiles = Union[str, bytes, "os.PathLike[str]", Any, Sequence[Any]]
+
+def decode_openai_batch(files: BatchFiles, *, dtype: DType = ..., byte_order: ByteOrder = ...,
+                        keep_dtype: bool = ...) -> BatchResult: ...
+def iter_openai_batch(files: BatchFiles, *, dtype: DType = ..., byte_order: ByteOrder = ...,
+                      keep_dtype: bool = ..., chunk: int = ...) -> Iterator[tuple[str, Union[npt.NDArray[Any], None], Union[dict[str, Any], None]]]: ...
