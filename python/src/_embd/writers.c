@@ -39,6 +39,77 @@ static int pg_init(embd_pgcopy *w, int type, int with_id, long long first_id, Py
   return 0;
 }
 
+/* The rows of one call, written by a row writer into out[0 .. cap) (*n: bytes written). */
+typedef embd_result (*rows_fn)(embd_pgcopy *w, const void *ctx, char *out, size_t cap, size_t *n,
+                               embd_error *err);
+
+/* [header] rows [trailer] as a new bytes object of exactly the size given (`rows` bytes
+ * for the rows, sized by the caller with the library's size functions); the rows are
+ * written without the GIL when large. NULL with the error set. */
+static PyObject *pg_stream(embd_pgcopy *w, size_t rows, int header, int trailer, rows_fn fn,
+                           const void *ctx) {
+  size_t need = (header ? EMBD_PGCOPY_HEADER_SIZE : 0) + rows + (trailer ? EMBD_PGCOPY_TRAILER_SIZE : 0);
+  char *out = NULL;
+  PyObject *res = new_bytes(need, &out);
+  if (!res) return NULL;
+  size_t at = 0, n = 0;
+  embd_error err;
+  memset(&err, 0, sizeof err);
+  embd_result r = EMBD_OK;
+  EMBDPY_NOGIL_BEGIN(need)
+  if (header) {
+    r = embd_pgcopy_header(w, out, need, &n);
+    at += n;
+  }
+  if (r == EMBD_OK && fn) {
+    r = fn(w, ctx, out + at, need - at, &n, &err);
+    at += n;
+  }
+  if (r == EMBD_OK && trailer) {
+    r = embd_pgcopy_trailer(w, out + at, need - at, &n);
+    at += n;
+  }
+  EMBDPY_NOGIL_END
+  if (r != EMBD_OK) {
+    Py_DECREF(res);
+    return embdpy_raise(r, &err);
+  }
+  if (at != need) {
+    Py_DECREF(res);
+    return PyErr_Format(PyExc_SystemError, "pgcopy: wrote %zu bytes of the %zu sized", at, need);
+  }
+  return res;
+}
+
+/* The row writers' arguments. */
+typedef struct {
+  const void *v;
+  size_t count, dims;
+  const embd_pgcopy_keys *keys;
+  const uint32_t *indices; /* sparse */
+} rows_args;
+
+static embd_result write_f32(embd_pgcopy *w, const void *c, char *out, size_t cap, size_t *n, embd_error *err) {
+  const rows_args *a = c;
+  return embd_pgcopy_write_f32(w, a->v, a->count, a->dims, a->keys, out, cap, n, err);
+}
+
+static embd_result write_bits(embd_pgcopy *w, const void *c, char *out, size_t cap, size_t *n, embd_error *err) {
+  const rows_args *a = c;
+  return embd_pgcopy_write_bits(w, a->v, a->count, a->dims, a->keys, out, cap, n, err);
+}
+
+static embd_result write_sparse(embd_pgcopy *w, const void *c, char *out, size_t cap, size_t *n,
+                                embd_error *err) {
+  const rows_args *a = c;
+  return embd_pgcopy_write_sparse(w, a->dims, a->indices, a->v, a->count, NULL, out, cap, n, err);
+}
+
+static embd_result write_null(embd_pgcopy *w, const void *c, char *out, size_t cap, size_t *n, embd_error *err) {
+  (void)c;
+  return embd_pgcopy_write_null(w, NULL, out, cap, n, err);
+}
+
 enum { K_F32, K_BITS };
 
 /* pgcopy(values, count, dims, kind, type, with_id, ids, first_id, typmod, finite, row0,
@@ -87,43 +158,13 @@ static PyObject *py_pgcopy(PyObject *self, PyObject *args) {
                                                &rows);
   if (r == EMBD_OK && kind == K_BITS) rows *= (size_t)count;
   PyObject *res = NULL;
-  embd_error err;
-  memset(&err, 0, sizeof err);
   if (r != EMBD_OK) {
-    err.result = EMBD_OK; /* no message: the code's own */
     embdpy_raise_at(r, w.rows, "row %llu: %zd dims are not a %s column's (%s)", (unsigned long long)w.rows,
                     dims, embd_pg_type_name((embd_pg_type)type), embd_strerror(r));
     goto done;
   }
-  size_t need = (header ? EMBD_PGCOPY_HEADER_SIZE : 0) + rows + (trailer ? EMBD_PGCOPY_TRAILER_SIZE : 0);
-  char *out = NULL;
-  res = new_bytes(need, &out);
-  if (!res) goto done;
-  size_t at = 0, n = 0;
-  EMBDPY_NOGIL_BEGIN(need)
-  if (header) {
-    r = embd_pgcopy_header(&w, out, need, &n);
-    at += n;
-  }
-  if (r == EMBD_OK && count) {
-    r = kind == K_BITS ? embd_pgcopy_write_bits(&w, (const uint8_t *)v.data, (size_t)count, (size_t)dims,
-                                                &keys, out + at, need - at, &n, &err)
-                       : embd_pgcopy_write_f32(&w, (const float *)v.data, (size_t)count, (size_t)dims,
-                                               &keys, out + at, need - at, &n, &err);
-    at += n;
-  }
-  if (r == EMBD_OK && trailer) {
-    r = embd_pgcopy_trailer(&w, out + at, need - at, &n);
-    at += n;
-  }
-  EMBDPY_NOGIL_END
-  if (r != EMBD_OK) {
-    Py_CLEAR(res);
-    embdpy_raise(r, &err);
-  } else if (at != need) {
-    Py_CLEAR(res);
-    PyErr_Format(PyExc_SystemError, "pgcopy: wrote %zu bytes of the %zu sized", at, need);
-  }
+  rows_args a = {v.data, (size_t)count, (size_t)dims, &keys, NULL};
+  res = pg_stream(&w, rows, header, trailer, count ? (kind == K_BITS ? write_bits : write_f32) : NULL, &a);
 done:
   embdpy_input_release(&v);
   embdpy_input_release(&ids);
@@ -164,30 +205,8 @@ static PyObject *py_pgcopy_sparse(PyObject *self, PyObject *args) {
                     (unsigned long long)row0, dims, nnz, embd_strerror(r));
     goto done;
   }
-  size_t need = (header ? EMBD_PGCOPY_HEADER_SIZE : 0) + row + (trailer ? EMBD_PGCOPY_TRAILER_SIZE : 0);
-  char *out = NULL;
-  res = new_bytes(need, &out);
-  if (!res) goto done;
-  size_t at = 0, n = 0;
-  embd_error err;
-  memset(&err, 0, sizeof err);
-  if (header) {
-    r = embd_pgcopy_header(&w, out, need, &n);
-    at += n;
-  }
-  if (r == EMBD_OK) {
-    r = embd_pgcopy_write_sparse(&w, (size_t)dims, (const uint32_t *)ix.data, (const float *)vx.data, nnz,
-                                 NULL, out + at, need - at, &n, &err);
-    at += n;
-  }
-  if (r == EMBD_OK && trailer) {
-    r = embd_pgcopy_trailer(&w, out + at, need - at, &n);
-    at += n;
-  }
-  if (r != EMBD_OK) {
-    Py_CLEAR(res);
-    embdpy_raise(r, &err);
-  }
+  rows_args a = {vx.data, nnz, (size_t)dims, NULL, (const uint32_t *)ix.data};
+  res = pg_stream(&w, row, header, trailer, write_sparse, &a);
 done:
   embdpy_input_release(&ix);
   embdpy_input_release(&vx);
@@ -207,27 +226,7 @@ static PyObject *py_pgcopy_null(PyObject *self, PyObject *args) {
   size_t row;
   embd_result r = embd_pgcopy_null_row_size(&w, &row);
   if (r != EMBD_OK) return embdpy_raise(r, NULL);
-  size_t need = (header ? EMBD_PGCOPY_HEADER_SIZE : 0) + row + (trailer ? EMBD_PGCOPY_TRAILER_SIZE : 0);
-  char *out = NULL;
-  PyObject *res = new_bytes(need, &out);
-  if (!res) return NULL;
-  size_t at = 0, n = 0;
-  embd_error err;
-  memset(&err, 0, sizeof err);
-  if (header) {
-    r = embd_pgcopy_header(&w, out, need, &n);
-    at += n;
-  }
-  if (r == EMBD_OK) {
-    r = embd_pgcopy_write_null(&w, NULL, out + at, need - at, &n, &err);
-    at += n;
-  }
-  if (r == EMBD_OK && trailer) r = embd_pgcopy_trailer(&w, out + at, need - at, &n);
-  if (r != EMBD_OK) {
-    Py_DECREF(res);
-    return embdpy_raise(r, &err);
-  }
-  return res;
+  return pg_stream(&w, row, header, trailer, write_null, NULL);
 }
 
 /* es_bulk(values, count, dims, index, field, encoding, ids) -> bytes */
