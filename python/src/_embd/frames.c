@@ -112,7 +112,7 @@ static PyObject *py_encode_frames(PyObject *self, PyObject *args) {
     embd_result r = raw ? embd_dtype_bytes(dtype, (size_t)d, &elem_bytes)
                         : (elem_bytes = (size_t)d * sizeof(float), EMBD_OK);
     if (r == EMBD_OK && ins[got].len != elem_bytes) r = EMBD_ERR_INVALID_ARGUMENT;
-    if (r == EMBD_OK) r = embd_frame_size_dtype((size_t)d, raw ? dtype : dtype, flags, &fsize);
+    if (r == EMBD_OK) r = embd_frame_size_dtype((size_t)d, dtype, flags, &fsize);
     if (r != EMBD_OK) {
       got++;
       embdpy_raise_at(r, 0, "vector %zd: %zd %s values do not make a frame (%s)", got - 1, d,
