@@ -19,6 +19,9 @@ pkgs=(
 # node runs the seed TypeScript codec for the interop test (tests/interop). A node already
 # on PATH (nvm, NodeSource, a tarball) is kept: Debian's nodejs is only installed without one.
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+# npm installs PGlite (pgvector) from tests/pglite's lock file for the writers' tests; Debian's
+# nodejs comes without it.
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 # numpy loads and writes the .npy files of the CLI tests (tests/cli; they skip those checks without it).
 pkgs+=(python3-numpy)
 # The Python package (python/, scripts/test-python.sh): built offline with Debian's
