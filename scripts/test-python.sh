@@ -15,7 +15,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 release=${1:?usage: scripts/test-python.sh <release-build-dir> [<work-dir>]}
+release=$(cd "$release" && pwd) # absolute: the steps below change directory
 work=${2:-$release/python}
+mkdir -p "$work" && work=$(cd "$work" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
 
