@@ -132,7 +132,9 @@ typedef struct cli_out {
   int failed;
   int cut_on_fail;    /* stdout, a regular file: cut back to cut_at on failure */
   int64_t cut_at;
+  char *vbuf;         /* the stream's buffer (CLI_OUT_BUFFER bytes), freed at close */
 } cli_out;
+#define CLI_OUT_BUFFER (1u << 20)
 
 const char *cli_out_label(const cli_out *o);
 /* CLI_EUSAGE (printed) when output (a path, or NULL or "-": stdout) is the same regular file

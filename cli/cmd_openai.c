@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "formats.h"
+#include "openai_stream.h"
 
 static const char openai_help[] =
     "Usage: embd openai [options] [RESPONSE...]\n"
@@ -50,8 +51,23 @@ static const char openai_help[] =
     "                     descr, raw bytes and EMBD frames as embd decode writes them;\n"
     "                     jsonl numbers)\n"
     "  -v, --verbose      print model, count, dims and token usage on stderr\n"
-    "      --max-record BYTES  the largest response accepted (default 256M; K, M, G\n"
-    "                     suffixes): a body is read whole, this bounds the memory\n"
+    "      --max-record BYTES  the largest response (or batch line) accepted (default\n"
+    "                     256M; K, M, G suffixes): a body is read whole, this bounds\n"
+    "                     the memory\n"
+    "\n"
+    "Batch output files (OpenAI's Batch API, Azure OpenAI, Together, vLLM run_batch:\n"
+    "JSON Lines, one request a line with its \"custom_id\") are recognised by their first\n"
+    "line and streamed: read in pieces, each line's vectors written as it is decoded\n"
+    "(file order, then data[].index order), memory bounded by the largest line. Give the\n"
+    "output file, its error file and a retry batch's output together: a request that\n"
+    "fails in one and succeeds in a later one is not failed. Exit 5 when requests stay\n"
+    "failed (every other row written); a custom_id with vectors twice is an error.\n"
+    "--to npy and --to embd need a seekable output (-o FILE): the count comes last.\n"
+    "      --batch        insist that the inputs are batch output files\n"
+    "      --ids FILE     one line per vector: custom_id<TAB>index (the row's data[].index),\n"
+    "                     escaped as PostgreSQL's text COPY reads it\n"
+    "      --failed FILE  one JSON line per request that failed: custom_id, line, file,\n"
+    "                     status_code (or null), code (or null), message\n"
     "  -h, --help         show this help\n"
     "\n"
     CLI_FORMAT_HELP
@@ -62,33 +78,13 @@ static const char openai_help[] =
     "  curl -s https://api.openai.com/v1/embeddings ... | embd openai --to npy -o v.npy\n"
     "  embd openai --dtype f16 --byte-order big --metadata meta.json body.bin\n"
     "  embd openai --dtype int8 cohere.json\n"
+    "  embd openai batch_out.jsonl batch_err.jsonl --to npy -o v.npy --ids ids.tsv \\\n"
+    "      --failed retry.jsonl\n"
     "  embd openai r.json --to pgcopy | psql -c \"COPY items (embedding) FROM STDIN (FORMAT binary)\"\n"
     "  embd openai r*.json --to pgcopy --pg-type halfvec --pg-id 1 | psql -c \\\n"
     "      \"COPY items (id, embedding) FROM STDIN (FORMAT binary)\"\n"
     "  embd openai r.json --to es-bulk --es-index docs --es-id 0 | curl -s -H \\\n"
     "      'Content-Type: application/x-ndjson' --data-binary @- localhost:9200/_bulk\n";
-
-/* Each vector of e into the sink, in order (a checking sink or the real one). */
-static int openai_rows(cli_sink *sink, const embd_openai_embeddings *e, int keep, uint8_t *le) {
-  char what[48];
-  const size_t w = embd_dtype_bits(e->dtype) / 8; /* element bytes (multi-byte only) */
-  int rc = CLI_OK;
-  for (size_t i = 0; i < e->count && !rc; i++) {
-    snprintf(what, sizeof what, "vector %zu", i);
-    if (!keep) {
-      rc = cli_sink_row(sink, e->values + i * e->dims, (uint32_t)e->dims, what);
-      continue;
-    }
-    const uint8_t *row = (const uint8_t *)e->data + i * e->row_bytes;
-    if (le) { /* the kept rows are in the asked (big-endian) order */
-      for (size_t k = 0; k < e->row_bytes; k += w)
-        for (size_t b = 0; b < w; b++) le[k + b] = row[k + w - 1 - b];
-      row = le;
-    }
-    rc = cli_sink_row_raw(sink, row, (uint32_t)e->dims, e->dtype, what);
-  }
-  return rc;
-}
 
 /* Reads a whole file (the --metadata JSON) into *data. */
 static int read_file(const char *name, char **data, size_t *len, uint64_t max) {
@@ -113,6 +109,9 @@ int cmd_openai(int argc, char **argv) {
                                        {"metadata-json", required_argument, 0, 'J'},
                                        {"bytes-only", no_argument, 0, 'Y'},
                                        {"keep-dtype", no_argument, 0, 'K'},
+                                       {"batch", no_argument, 0, 'P'},
+                                       {"ids", required_argument, 0, 'I'},
+                                       {"failed", required_argument, 0, 'F'},
                                        CLI_FORMAT_OPTIONS,
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
@@ -126,7 +125,8 @@ int cmd_openai(int argc, char **argv) {
   embd_dtype dtype = EMBD_DTYPE_F32;
   embd_byte_order order = EMBD_ORDER_LE;
   const char *meta_file = NULL, *meta_json = NULL;
-  int bytes_only = 0, keep = 0;
+  int bytes_only = 0, keep = 0, batch = 0;
+  const char *ids = NULL, *failed = NULL;
   while ((c = getopt_long(argc, argv, "o:t:zl:cd:vh", opts, NULL)) != -1) {
     switch (c) {
       case 'o': output = optarg; break;
@@ -157,6 +157,9 @@ int cmd_openai(int argc, char **argv) {
       case 'J': meta_json = optarg; break;
       case 'Y': bytes_only = 1; break;
       case 'K': keep = 1; break;
+      case 'P': batch = 1; break;
+      case 'I': ids = optarg; break;
+      case 'F': failed = optarg; break;
       case 'h': fputs(openai_help, stdout); return CLI_OK;
       default: {
         const int f = cli_format_opt(c, optarg, &fo);
@@ -190,13 +193,54 @@ int cmd_openai(int argc, char **argv) {
   oo.dtype = dtype;
   oo.byte_order = order;
   if (keep) oo.flags = EMBD_OPENAI_KEEP_DTYPE;
+  if (batch && (bytes_body || bytes_only))
+    return cli_usage("--batch reads batch output files, not --metadata or --bytes-only bodies");
+
+  /* Batch output files (JSON Lines, one request a line with its "custom_id") are told
+   * apart from a response body by their first line (or --batch) and streamed. */
+  cli_in first;
+  int have_first = 0, rc = CLI_OK;
+  if (!bytes_body && !bytes_only) {
+    if ((rc = cli_in_open(&first, files[0]))) return rc;
+    have_first = 1;
+    const uint8_t *p;
+    size_t got;
+    if ((rc = cli_in_peek(&first, sizeof first.peek, &p, &got))) {
+      cli_in_close(&first);
+      return rc;
+    }
+    if (batch || embd_openai_is_batch_line((const char *)p, got)) {
+      openai_batch_args ba;
+      memset(&ba, 0, sizeof ba);
+      ba.files = files;
+      ba.nfiles = nfiles;
+      ba.first = &first;
+      ba.output = output;
+      ba.ids = ids;
+      ba.failed = failed;
+      ba.to = to;
+      ba.fo = &fo;
+      ba.oo = &oo;
+      ba.want_dims = want_dims;
+      ba.max_record = max_record;
+      ba.verbose = verbose;
+      ba.keep = keep;
+      return openai_batch(&ba);
+    }
+  }
+  if (ids || failed) {
+    if (have_first) cli_in_close(&first);
+    free(meta);
+    return cli_usage("--ids and --failed are for batch output files (JSON Lines with a \"custom_id\" "
+                     "each; --batch to insist): %s is a response body", cli_esc(files[0]));
+  }
 
   embd_openai_embeddings e;
   embd_openai_init(&e);
-  int rc = CLI_OK;
   for (int i = 0; i < nfiles && !rc; i++) {
     cli_in in;
-    if ((rc = cli_in_open(&in, files[i]))) break;
+    if (i == 0 && have_first) in = first;
+    else if ((rc = cli_in_open(&in, files[i]))) break;
     char *data = NULL;
     size_t len;
     if (!(rc = cli_out_check_input(output, &in)) &&
@@ -255,10 +299,10 @@ int cmd_openai(int argc, char **argv) {
    * every row checked first, so that a refused one leaves not a byte there */
   if (!rc && !(rc = cli_sink_begin_opts(&sink, to, NULL, e.count, &fo)) && cli_sink_may_refuse(&sink) &&
       !cli_out_can_take_back(&out))
-    rc = openai_rows(&sink, &e, keep, le);
+    rc = openai_rows(&sink, &e, keep, le, "");
   cli_sink_free(&sink);
   if (!rc && !(rc = cli_sink_begin_opts(&sink, to, &out, e.count, &fo))) {
-    rc = openai_rows(&sink, &e, keep, le);
+    rc = openai_rows(&sink, &e, keep, le, "");
     if (!rc) rc = cli_sink_finish(&sink);
   }
   if (rc) cli_sink_abort(&sink);

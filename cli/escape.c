@@ -74,3 +74,56 @@ const char *cli_esc(const char *s) {
   return ring[i];
 }
 
+
+size_t cli_json_escape(char *o, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  size_t w = 0;
+  for (size_t i = 0; i < n; i++) {
+    const unsigned char c = (unsigned char)s[i];
+    const char *e = NULL;
+    switch (c) {
+      case '"': e = "\\\""; break;
+      case '\\': e = "\\\\"; break;
+      case '\n': e = "\\n"; break;
+      case '\r': e = "\\r"; break;
+      case '\t': e = "\\t"; break;
+      case '\b': e = "\\b"; break;
+      case '\f': e = "\\f"; break;
+      default: break;
+    }
+    if (e) {
+      if (o) memcpy(o + w, e, 2);
+      w += 2;
+    } else if (c < 0x20) {
+      if (o) {
+        memcpy(o + w, "\\u00", 4);
+        o[w + 4] = hex[c >> 4];
+        o[w + 5] = hex[c & 15];
+      }
+      w += 6;
+    } else {
+      if (o) o[w] = (char)c;
+      w++;
+    }
+  }
+  return w;
+}
+
+size_t cli_copy_text_escape(char *o, const char *s, size_t n) {
+  size_t w = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char c = s[i];
+    const char e = c == '\\' ? '\\' : c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : 0;
+    if (e) {
+      if (o) {
+        o[w] = '\\';
+        o[w + 1] = e;
+      }
+      w += 2;
+    } else {
+      if (o) o[w] = c;
+      w++;
+    }
+  }
+  return w;
+}

@@ -19,4 +19,16 @@ size_t cli_escape(char *dst, size_t cap, const void *s, size_t n);
  * being formatted now, not to keep. */
 const char *cli_esc(const char *s);
 
+/* The other escapes the tool writes into outputs (not messages). Each writes the escaped
+ * form of s[0..n) at o when o is not NULL and returns its length (call once with NULL to
+ * size the buffer: at most 6 * n bytes).
+ * cli_json_escape: the inside of a JSON string (RFC 8259): '"' and backslash escaped, control
+ * characters as \n \r \t \b \f or \u00XX; every other byte as it is (the caller's
+ * strings are UTF-8: the library's decoded JSON strings are checked).
+ * cli_copy_text_escape: a field of PostgreSQL's text COPY format: backslash, tab, newline and
+ * carriage return as two bytes each: \\ \t \n \r (a NUL byte cannot be in PostgreSQL text: the
+ * caller refuses it). */
+size_t cli_json_escape(char *o, const char *s, size_t n);
+size_t cli_copy_text_escape(char *o, const char *s, size_t n);
+
 #endif

@@ -121,7 +121,7 @@ static int npy_header(cli_sink *s, uint64_t rows) {
 
 static int npy_begin(cli_sink *s) {
   if (s->out && s->count == UINT64_MAX && !cli_out_seekable(s->out)) {
-    cli_msg("%s: --to npy with an unknown vector count (--stream) needs a seekable output file (-o FILE)",
+    cli_msg("%s: --to npy with an unknown vector count (--stream, batch files) needs a seekable output file (-o FILE): the count comes last",
             cli_out_label(s->out));
     return CLI_EUSAGE;
   }

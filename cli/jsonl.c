@@ -1,5 +1,6 @@
 /* embd CLI: JSON lines input (see jsonl.h). */
 #include "jsonl.h"
+#include "lines.h"
 
 #include <errno.h>
 #include <math.h>
@@ -124,111 +125,12 @@ int jsonl_line(const char *ls, const char *le, float **v, size_t *vcap, uint64_t
   return CLI_OK;
 }
 
-/* ---- the line reader: CHUNK-sized reads; the buffer grows only for a longer line, up to
- * max_record bytes ------------------------------------------------------------------------ */
-typedef struct line_rd {
-  cli_in *in;
-  char *buf; /* cap + 1 bytes: buf[end] is NUL (strtof stops there on a last line) */
-  size_t cap, beg, end, scan;
-  uint64_t max;
-  int eof;
-} line_rd;
-
-static int lr_init(line_rd *r, cli_in *in, uint64_t max) {
-  memset(r, 0, sizeof *r);
-  r->in = in;
-  r->max = max;
-  /* a small regular file needs no 1 MiB buffer (it grows if the file does) */
-  r->cap = CHUNK;
-  if (in->regular && in->size >= in->pos && in->size - in->pos < CHUNK)
-    r->cap = (size_t)(in->size - in->pos) + 64;
-  r->buf = malloc(r->cap + 1);
-  if (!r->buf) {
-    cli_msg("out of memory");
-    return CLI_EINTERNAL;
-  }
-  r->buf[0] = 0;
-  return CLI_OK;
-}
-
-/* 1: a line [*ls, *le) (without its '\n'), valid until the next call; 0: the end; -1: an
- * error, its exit code in *rc (CLI_EDATA: the line is longer than max, *ls..*le its start;
- * else printed). A line that cannot be JSON lines (its first byte that is not white space
- * is not '[') is returned as soon as that byte is in: the caller's check fails on it. */
-static int lr_next(line_rd *r, const char **ls, const char **le, int *rc) {
-  for (;;) {
-    const char *nl = memchr(r->buf + r->scan, '\n', r->end - r->scan);
-    if (nl) {
-      *ls = r->buf + r->beg;
-      *le = nl;
-      r->beg = r->scan = (size_t)(nl - r->buf) + 1;
-      if ((uint64_t)(*le - *ls) > r->max) {
-        *rc = CLI_EDATA;
-        return -1;
-      }
-      return 1;
-    }
-    r->scan = r->end;
-    if (r->eof) {
-      if (r->beg == r->end) return 0;
-      *ls = r->buf + r->beg;
-      *le = r->buf + r->end;
-      r->beg = r->scan = r->end;
-      if ((uint64_t)(*le - *ls) > r->max) {
-        *rc = CLI_EDATA;
-        return -1;
-      }
-      return 1;
-    }
-    {
-      /* a partial line: judge its first byte now (a 5 GB file of zeros is one "line") */
-      const char *q = skip_ws(r->buf + r->beg, r->buf + r->end);
-      if (q < r->buf + r->end && *q != '[') {
-        *ls = r->buf + r->beg;
-        *le = r->buf + r->end;
-        r->beg = r->scan = r->end;
-        return 1;
-      }
-      if ((uint64_t)(r->end - r->beg) > r->max) {
-        *ls = r->buf + r->beg;
-        *le = r->buf + r->end;
-        *rc = CLI_EDATA;
-        return -1;
-      }
-    }
-    if (r->beg) {
-      memmove(r->buf, r->buf + r->beg, r->end - r->beg);
-      r->end -= r->beg;
-      r->scan -= r->beg;
-      r->beg = 0;
-    }
-    if (r->end == r->cap) {
-      char *nb = r->cap < SIZE_MAX / 4 ? realloc(r->buf, r->cap * 2 + 1) : NULL;
-      if (!nb) {
-        cli_msg("%s: out of memory (a line longer than %zu bytes)", cli_in_label(r->in), r->cap);
-        *rc = CLI_EINTERNAL;
-        return -1;
-      }
-      r->buf = nb;
-      r->cap *= 2;
-    }
-    /* read no further than one byte past the bound: that byte proves it exceeded */
-    size_t want = r->cap - r->end;
-    if (r->max < SIZE_MAX && want > r->max + 1 - r->end) want = (size_t)(r->max + 1 - r->end);
-    size_t got;
-    if ((*rc = cli_in_read(r->in, r->buf + r->end, want, &got))) return -1;
-    if (got < want) r->eof = 1; /* reads come short only at the end */
-    r->end += got;
-    r->buf[r->end] = 0;
-  }
-}
-
 int jsonl_pass(cli_in *in, uint32_t want_dims, int ragged, uint64_t max_record,
                jsonl_row_fn emit, void *ctx, uint64_t *rows_out, uint32_t *dims_out,
                jsonl_error *e) {
   memset(e, 0, sizeof *e);
-  line_rd r;
-  int rc = lr_init(&r, in, max_record);
+  cli_lines r;
+  int rc = cli_lines_init(&r, in, max_record, '[', CHUNK);
   *rows_out = 0;
   *dims_out = 0;
   if (rc) return rc;
@@ -241,7 +143,7 @@ int jsonl_pass(cli_in *in, uint32_t want_dims, int ragged, uint64_t max_record,
   cli_progress pr;
   cli_progress_start(&pr, emit && in->regular ? in->size : 0);
   int n;
-  while ((n = lr_next(&r, &ls, &le, &rc)) == 1) {
+  while ((n = cli_lines_next(&r, &ls, &le, &rc)) == 1) {
     uint64_t k;
     if ((rc = jsonl_line(ls, le, emit ? &v : NULL, &vcap, &k, e))) {
       e->line = line;
@@ -275,7 +177,7 @@ int jsonl_pass(cli_in *in, uint32_t want_dims, int ragged, uint64_t max_record,
     }
     line++;
   }
-  if (n < 0 && rc == CLI_EDATA) { /* lr_next: a line over the bound */
+  if (n < 0 && rc == CLI_EDATA) { /* cli_lines_next: a line over the bound */
     e->line = line;
     e->col = 1;
     snprintf(e->msg, sizeof e->msg,
@@ -284,7 +186,7 @@ int jsonl_pass(cli_in *in, uint32_t want_dims, int ragged, uint64_t max_record,
   }
   cli_progress_end(&pr);
   free(v);
-  free(r.buf);
+  cli_lines_free(&r);
   *rows_out = rows;
   *dims_out = dims;
   return rc;

@@ -487,7 +487,17 @@ int cli_out_open(cli_out *o, const char *path, int binary) {
       o->kind = CLI_OUT_TEMP;
     }
   }
-  setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+  /* glibc's setvbuf ignores the size when it allocates the buffer itself (st_blksize:
+   * 4 KiB, a write call per 4 KiB: 30,000 calls for a 123 MB .npy); give it one */
+  if (o->kind == CLI_OUT_STDOUT) {
+    /* stdout outlives the cli_out: a buffer that stays, set once (before its first use) */
+    static char stdout_buf[CLI_OUT_BUFFER];
+    static int stdout_buffered;
+    if (!stdout_buffered) setvbuf(o->f, stdout_buf, _IOFBF, sizeof stdout_buf);
+    stdout_buffered = 1;
+  } else if ((o->vbuf = malloc(CLI_OUT_BUFFER))) {
+    setvbuf(o->f, o->vbuf, _IOFBF, CLI_OUT_BUFFER);
+  }
   return CLI_OK;
 fail:
   free(o->label);
@@ -555,6 +565,8 @@ int cli_out_close(cli_out *o, int ok) {
   free(o->temp_path);
   free(o->final_path);
   free(o->label);
+  free(o->vbuf); /* after fclose: the stream used it to the end */
+  o->vbuf = NULL;
   o->temp_path = o->final_path = o->label = NULL;
   o->f = NULL;
   return rc;
