@@ -32,5 +32,6 @@
 #include "embd/tokmap.h"
 #include "embd/pgcopy.h"
 #include "embd/vecfile.h"
+#include "embd/arrow.h"
 
 #endif
