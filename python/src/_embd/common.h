@@ -81,6 +81,8 @@ extern PyMethodDef embdpy_openai_methods[];
 extern PyMethodDef embdpy_frame_methods[];
 extern PyMethodDef embdpy_codec_methods[];
 extern PyMethodDef embdpy_writer_methods[];
+extern PyMethodDef embdpy_arrow_methods[]; /* arrow.c */
+int embdpy_arrow_init(PyObject *m);
 int embdpy_frame_init(PyObject *m);
 int embdpy_openai_init(PyObject *m);
 int embdpy_codec_init(PyObject *m);

@@ -307,7 +307,7 @@ PyMODINIT_FUNC PyInit__embd(void) {
   }
   if (add_methods(m, module_methods) < 0 || add_methods(m, embdpy_kernel_methods) < 0 ||
       add_methods(m, embdpy_openai_methods) < 0 || add_methods(m, embdpy_frame_methods) < 0 ||
-      add_methods(m, embdpy_codec_methods) < 0 || add_methods(m, embdpy_writer_methods) < 0 || embdpy_frame_init(m) < 0 || embdpy_openai_init(m) < 0 ||
+      add_methods(m, embdpy_codec_methods) < 0 || add_methods(m, embdpy_writer_methods) < 0 || add_methods(m, embdpy_arrow_methods) < 0 || embdpy_arrow_init(m) < 0 || embdpy_frame_init(m) < 0 || embdpy_openai_init(m) < 0 ||
       embdpy_codec_init(m) < 0)
     goto fail;
   if (PyModule_AddIntConstant(m, "NOGIL_MIN", EMBDPY_NOGIL_MIN) < 0) goto fail;

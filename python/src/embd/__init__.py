@@ -27,6 +27,7 @@ from ._embd import Error
 from . import codec  # noqa: E402  (embd.codec: Codec token frames, tokenizer maps)
 from ._writers import PgCopyWriter, to_bvecs, to_es_bulk, to_fvecs, to_pgcopy  # noqa: E402
 from ._batch import BatchResult, decode_openai_batch, iter_openai_batch  # noqa: E402
+from ._arrow import decode_openai_arrow, decode_openai_batch_lines_arrow  # noqa: E402  (pyarrow imported only when called)
 
 __all__ = [
     "BatchResult", "Error", "OpenAIResponse", "PgCopyWriter", "decode_openai_batch",
@@ -35,6 +36,7 @@ __all__ = [
     "bswap32", "cpu", "crc32", "decode_batch", "decode_frame", "decode_openai",
     "decode_openai_response", "decode_response", "decode_vllm_bytes", "decode_vllm_bytes_only",
     "encode_batch", "encode_frame", "frame_view", "from_f32", "iter_batch", "to_f32",
+    "decode_openai_arrow", "decode_openai_batch_lines_arrow",
 ]
 
 __version__ = _embd.version()

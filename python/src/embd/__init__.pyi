@@ -2,7 +2,7 @@
 # extension embd._embd). Inputs named `Bytes` take bytes, bytearray, memoryview, str (its
 # UTF-8) or any C-contiguous buffer.
 import os
-from typing import Any, Iterator, Literal, Sequence, Union
+from typing import Any, Iterator, Literal, Optional, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -109,7 +109,15 @@ class BatchResult:
 
 BatchFiles = Union[str, bytes, "os.PathLike[str]", Any, Sequence[Any]]
 
+@overload
 def decode_openai_batch(files: BatchFiles, *, dtype: DType = ..., byte_order: ByteOrder = ...,
-                        keep_dtype: bool = ...) -> BatchResult: ...
+                        keep_dtype: bool = ..., arrow: Literal[False] = ...) -> BatchResult: ...
+@overload
+def decode_openai_batch(files: BatchFiles, *, dtype: DType = ..., byte_order: ByteOrder = ...,
+                        keep_dtype: bool = ..., arrow: Literal[True]) -> Any: ...  # pyarrow.RecordBatch
+def decode_openai_arrow(body: Any, *, dtype: DType = ..., byte_order: ByteOrder = ...,
+                        dims: Optional[int] = ..., count: Optional[int] = ...) -> Any: ...  # pyarrow.FixedSizeListArray
+def decode_openai_batch_lines_arrow(lines: Any, *, dtype: DType = ..., byte_order: ByteOrder = ...
+                                    ) -> tuple[Any, list[dict[str, Any]]]: ...  # (pyarrow.RecordBatch, failed)
 def iter_openai_batch(files: BatchFiles, *, dtype: DType = ..., byte_order: ByteOrder = ...,
                       keep_dtype: bool = ..., chunk: int = ...) -> Iterator[tuple[str, Union[npt.NDArray[Any], None], Union[dict[str, Any], None]]]: ...

@@ -122,7 +122,7 @@ def iter_openai_batch(files, *, dtype="f32", byte_order="little", keep_dtype=Fal
                 f.close()
 
 
-def decode_openai_batch(files, *, dtype="f32", byte_order="little", keep_dtype=False):
+def decode_openai_batch(files, *, dtype="f32", byte_order="little", keep_dtype=False, arrow=False):
     """Decodes batch output files (a path, a binary file object, or a list of them: the
     output file, its error file, a retry batch's output) into a BatchResult. Rows come in
     file order, then data[].index order within each request. A request that fails in one
@@ -132,7 +132,21 @@ def decode_openai_batch(files, *, dtype="f32", byte_order="little", keep_dtype=F
 
         r = embd.decode_openai_batch(["batch_out.jsonl", "batch_err.jsonl"])
         r.vectors, r.custom_ids, r.index, r.failed
+
+    arrow=True returns a pyarrow.RecordBatch instead (pyarrow needed; float32 rows):
+    custom_id (string), index (int32), embedding (fixed_size_list<float>[dims]), the same
+    rows in the same order, collected by libembd (embd_arrow_batch: each request's rows
+    copied once, from the decoder into the column) and handed to pyarrow without a copy.
+    The failed requests (the dicts of .failed) are in its schema metadata as JSON:
+    json.loads(batch.schema.metadata[b"embd:failed"]).
     """
+    builder = None
+    if arrow:
+        from ._arrow import _pyarrow
+        _pyarrow()  # the install message before any work
+        if keep_dtype:
+            raise ValueError("decode_openai_batch: arrow=True gives float32 rows (keep_dtype=False)")
+        builder = _embd.ArrowBatch()
     out, n = None, 0  # rows land in one array, sized from the files' bytes: one copy each
     ids, index, sizes = [], [], [0]
     srcs = [files] if isinstance(files, (str, bytes, os.PathLike)) or hasattr(files, "read") else list(files)
@@ -157,6 +171,13 @@ def decode_openai_batch(files, *, dtype="f32", byte_order="little", keep_dtype=F
         where += 1
         failed.pop(cid, None)  # a retry that succeeded
         k = rows.shape[0]
+        if builder is not None:
+            if not n and total:  # the columns sized once from the files' bytes, as below
+                cap = int(total / max(sizes[-1] / max(k, 1), 1) * 1.1) + k
+                builder.reserve(cap, cap * len(cid.encode("utf-8", "surrogateescape")), rows.shape[1])
+            builder.add(cid.encode("utf-8", "surrogateescape"), rows, k, rows.shape[1])
+            n += k
+            continue
         if out is None:
             # the first request's line bytes a row, over every file's bytes (+10%): one
             # allocation for a file of one shape, no doubling copies or fresh-page faults
@@ -175,6 +196,12 @@ def decode_openai_batch(files, *, dtype="f32", byte_order="little", keep_dtype=F
         n += k
         ids.extend([cid] * k)
         index.extend(range(k))
+    if builder is not None:
+        import json
+        from ._arrow import _record_batch
+        batch = _record_batch(builder.export())
+        return batch.replace_schema_metadata(
+            {b"embd:failed": json.dumps(list(failed.values()), ensure_ascii=False).encode()})
     if out is None:
         vectors = _np.zeros((0, 0), _np.float32)
     else:
