@@ -88,6 +88,8 @@ typedef struct cli_in {
   uint64_t pos;     /* bytes handed out so far */
   uint8_t peek[4096]; /* bytes read ahead by cli_in_peek, handed out first */
   size_t peek_len, peek_pos;
+  void *map;          /* cli_in_load_json_object's mapping, or NULL */
+  size_t map_len;
 } cli_in;
 
 const char *cli_in_label(const cli_in *in);
@@ -106,6 +108,12 @@ int cli_in_read_all(cli_in *in, char **data, size_t *len, uint64_t max, const ch
  * JSON white space (after an optional UTF-8 BOM) as soon as it arrives, and refuses what
  * cannot start an object before reading on. The bound is --max-record. */
 int cli_in_read_json_object(cli_in *in, char **data, size_t *len, uint64_t max);
+/* cli_in_read_json_object for a reader that only reads the bytes: a named regular file
+ * of at least CLI_MAP_MIN bytes is mapped read-only instead of read (no NUL after it then);
+ * give the data back with cli_in_release. */
+int cli_in_load_json_object(cli_in *in, const char **data, size_t *len, uint64_t max);
+void cli_in_release(cli_in *in, const char *data);
+#define CLI_MAP_MIN ((uint64_t)1 << 20)
 
 /* ---- output ---------------------------------------------------------------------------
  * The command loses nothing it did not make:

@@ -241,11 +241,13 @@ int cmd_openai(int argc, char **argv) {
     cli_in in;
     if (i == 0 && have_first) in = first;
     else if ((rc = cli_in_open(&in, files[i]))) break;
-    char *data = NULL;
+    const char *data = NULL;
+    char *owned = NULL;
     size_t len;
     if (!(rc = cli_out_check_input(output, &in)) &&
-        !(rc = bytes_body || bytes_only ? cli_in_read_all(&in, &data, &len, max_record, "--max-record")
-                                        : cli_in_read_json_object(&in, &data, &len, max_record))) {
+        !(rc = bytes_body || bytes_only ? cli_in_read_all(&in, &owned, &len, max_record, "--max-record")
+                                        : cli_in_load_json_object(&in, &data, &len, max_record))) {
+      if (owned) data = owned;
       embd_error err;
       const embd_result r =
           bytes_only ? embd_openai_decode_bytes_only(&e, data, len, want_dims, &oo, &err)
@@ -259,7 +261,7 @@ int cmd_openai(int argc, char **argv) {
         rc = cli_exit_for(r);
       }
     }
-    free(data);
+    cli_in_release(&in, data ? data : owned);
     cli_in_close(&in);
   }
   free(meta);

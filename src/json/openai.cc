@@ -35,7 +35,9 @@
 #include "embd/base64.h"
 #include "embd/openai.h"
 #include "fail.h"
+#include "floatarray_kernel.h"
 #include "json_strict.h"
+#include "mem.h"
 
 #include <cstdarg>
 #include <cstddef>
@@ -64,7 +66,7 @@ bool reserve(T **p, size_t *cap, size_t n) {
   if (n > SIZE_MAX / sizeof(T)) return false;
   size_t c = *cap ? *cap : 16;
   while (c < n) c = c > SIZE_MAX / 2 / sizeof(T) ? n : c * 2;
-  T *q = static_cast<T *>(realloc(*p, c * sizeof(T)));
+  T *q = static_cast<T *>(embd_realloc_big(*p, *cap * sizeof(T), c * sizeof(T)));  // mem.h: huge pages when big
   if (!q) return false;
   *p = q;
   *cap = c;
