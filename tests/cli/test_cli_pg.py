@@ -182,9 +182,40 @@ def main():
         ids, got = read_back(c, t, "float4[]")
         check(ids == [-1] + list(range(6)) and all(same("float4[]", got[i + 1], bad[i]) for i in range(6)),
               "the repaired rows: %s" % ids)
+        # the batch workflow (README): vectors with --pg-id 1, ids.tsv into a table whose
+        # identity column numbers the lines 1..N in COPY order; joined, each row's custom_id
+        # and index come back as the test wrote them, the vectors bit for bit
+        cids = ["doc-1", "tab\there", "back\\slash", "new\nline", "cr\rret", "naïve-文书-🙂"]
+        vb = special(rng, 2 * len(cids), 16)
+        bf = os.path.join(work, "batch.jsonl")
+        with open(bf, "w") as f:
+            for k, cid in enumerate(cids):
+                items = [{"object": "embedding", "index": i,
+                          "embedding": base64.b64encode(np.ascontiguousarray(vb[2 * k + i], "<f4").tobytes()).decode()}
+                         for i in (1, 0)]
+                f.write(json.dumps({"id": "batch_req_%d" % k, "custom_id": cid,
+                                    "response": {"status_code": 200, "request_id": "r%d" % k,
+                                                 "body": {"object": "list", "data": items, "model": "m"}},
+                                    "error": None}) + "\n")
+        ids_tsv = os.path.join(work, "ids.tsv")
+        c.psql("CREATE TABLE batch_items (n bigserial, id bigint, embedding real[])")
+        c.psql("CREATE TABLE doc_ids (id bigint GENERATED ALWAYS AS IDENTITY, custom_id text, idx int)")
+        e1, err1, e2, err2 = pipe(c, ["openai", bf, "--to", "pgcopy", "--pg-type", "float4[]", "--pg-id", "1",
+                                      "--ids", ids_tsv], "COPY batch_items (id, embedding) FROM STDIN (FORMAT binary)")
+        check(e1 == 0 and e2 == 0, "batch file | psql: %s %s" % (err1, err2))
+        with open(ids_tsv, "rb") as f:
+            r = c.psql("COPY doc_ids (custom_id, idx) FROM STDIN", stdin=f.read())
+        raw = c.psql("COPY (SELECT d.custom_id, d.idx, b.embedding FROM batch_items b JOIN doc_ids d "
+                     "USING (id) ORDER BY id) TO STDOUT (FORMAT binary)").stdout
+        rows = parse_copy_binary(raw, lambda k, b: b.decode() if k == 0 else
+                                 struct.unpack(">i", b)[0] if k == 1 else array_recv(b))
+        check([(r[0], r[1]) for r in rows] == [(cid, i) for cid in cids for i in (0, 1)],
+              "batch ids through COPY: %r" % [(r[0], r[1]) for r in rows])
+        check(len(rows) == len(vb) and all(np.array_equal(rows[i][2], vb[i].view(np.uint32)) for i in range(len(vb))),
+              "batch vectors through COPY differ from numpy's bits")
         print("test_cli_pg: %d checks passed: embd openai/decode --to pgcopy | psql COPY for float4[], bytea "
               "and bit(%d), 40 rows of special float32 each, with and without --pg-id, bit for bit against "
-              "numpy; refused rows load nothing (%.1f s)" % (CHECKS, dims, time.monotonic() - t0))
+              "numpy; refused rows load nothing; a batch file's vectors and --ids joined back (%.1f s)" % (CHECKS, dims, time.monotonic() - t0))
     finally:
         c.stop()
         import shutil
