@@ -9,6 +9,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_openai(int argc, char **argv);
 int cmd_cpu(int argc, char **argv);
 int cmd_tokens(int argc, char **argv);
+int cmd_serve(int argc, char **argv); /* execs embd-serve (serve/) */
 
 /* Shared by decode and openai: parses "--to" for vector output. */
 #define CLI_DEFAULT_MAX_DIMS 1048576u

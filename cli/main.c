@@ -22,6 +22,7 @@ static const cli_command commands[] = {
     {"verify", cmd_verify, "exit 0 when every frame is valid, else the first error"},
     {"openai", cmd_openai, "OpenAI /v1/embeddings response -> JSON lines, .npy, raw, EMBD, pgcopy..."},
     {"tokens", cmd_tokens, "Codec token stream (session, msgpack, protobuf) -> ids or text"},
+    {"serve", cmd_serve, "binary front (EMBD frames) for an OpenAI-compatible embedding server"},
     {"cpu", cmd_cpu, "CPU features and the implementation each kernel uses"},
     {"bench", embd_cli_bench, "what each wire format and every kernel costs on this machine"},
 };
