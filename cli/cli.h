@@ -18,7 +18,8 @@ enum {
   CLI_EIO = 3,    /* cannot open/read/write */
   CLI_EINTERNAL = 4, /* out of memory / internal */
   CLI_EPEER = 5      /* embd tokens: the stream was valid and carried an ERROR frame (the
-                        peer reported a failure); distinct from 1, which is a broken stream */
+                        peer reported a failure); distinct from 1, which is a broken stream.
+                        embd openai: batch requests that stayed failed (the rest written) */
 };
 
 /* The subcommand name for messages ("embd <cmd>: ..."). */
