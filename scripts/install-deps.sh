@@ -32,6 +32,10 @@ pkgs+=(python3-numpy)
 pkgs+=(postgresql-15)
 pkgs+=(python3-dev python3-venv python3-setuptools python3-pip python3-pytest python3-hypothesis
   python3-ujson python3-msgpack python3-distributed python3-psycopg)
+# embd serve (serve/: embd-serve is built when libmicrohttpd and libcurl are found) and its
+# tests (tests/serve: curl for 413 and binary downloads); wrk for bench/serve_bench.py's load
+# run; Starlette and uvicorn for embd.asgi's tests (python/tests/test_asgi.py).
+pkgs+=(libmicrohttpd-dev libcurl4-openssl-dev curl wrk python3-starlette python3-uvicorn)
 
 missing=()
 for p in "${pkgs[@]}"; do
