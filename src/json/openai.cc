@@ -35,7 +35,6 @@
 #include "embd/base64.h"
 #include "embd/openai.h"
 #include "fail.h"
-#include "floatarray_kernel.h"
 #include "json_strict.h"
 #include "mem.h"
 
