@@ -172,7 +172,8 @@ static void test_feature_names(void **state) {
       EMBD_CPU_SSSE3,      EMBD_CPU_SSE42,      EMBD_CPU_PCLMULQDQ, EMBD_CPU_AVX2,
       EMBD_CPU_BMI2,       EMBD_CPU_VPCLMULQDQ, EMBD_CPU_AVX512F,   EMBD_CPU_AVX512BW,
       EMBD_CPU_AVX512VL,   EMBD_CPU_AVX512VBMI, EMBD_CPU_ASIMD,     EMBD_CPU_ARM_CRC32,
-      EMBD_CPU_ARM_PMULL,  EMBD_CPU_F16C,       EMBD_CPU_AVX512BF16, EMBD_CPU_AVX512FP16};
+      EMBD_CPU_ARM_PMULL,  EMBD_CPU_F16C,       EMBD_CPU_AVX512BF16, EMBD_CPU_AVX512FP16,
+      EMBD_CPU_WASM_SIMD128};
   const size_t nd = sizeof defined / sizeof defined[0];
   uint64_t all = 0;
   for (size_t i = 0; i < nd; i++) all |= defined[i];
@@ -216,13 +217,13 @@ static void test_feature_names(void **state) {
 
 static void test_tier_and_kernel_names(void **state) {
   (void)state;
-  static const char *const want[] = {"scalar", "sse42", "avx2", "avx512", "neon"};
-  for (int t = 0; t <= EMBD_TIER_NEON; t++) {
+  static const char *const want[] = {"scalar", "sse42", "avx2", "avx512", "neon", "wasm-simd128"};
+  for (int t = 0; t <= EMBD_TIER_WASM_SIMD128; t++) {
     assert_string_equal(embd_tier_name((embd_tier)t), want[t]);
     /* Every tier name is a word the spec parser knows (runnable or not here). */
     assert_int_not_equal(embd_isa_check(want[t]), EMBD_ERR_UNKNOWN_ISA);
   }
-  assert_null(embd_tier_name((embd_tier)(EMBD_TIER_NEON + 1)));
+  assert_null(embd_tier_name((embd_tier)(EMBD_TIER_WASM_SIMD128 + 1)));
   assert_null(embd_tier_name((embd_tier)-1));
   assert_string_equal(embd_kernel_name(EMBD_KERNEL_CRC32), "crc32");
   assert_null(embd_kernel_name(EMBD_KERNEL_COUNT_));

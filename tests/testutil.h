@@ -236,7 +236,7 @@ static inline int tu_parse_spec(const char *spec, int *cap, uint64_t *masked) {
       *cap = -1;
     } else {
       int t = -1;
-      for (int i = 0; i <= EMBD_TIER_NEON; i++) {
+      for (int i = 0; i <= EMBD_TIER_WASM_SIMD128; i++) {
         const char *tn = embd_tier_name((embd_tier)i);
         if (tn && strlen(tn) == n && memcmp(tn, p, n) == 0) t = i;
       }

@@ -17,6 +17,8 @@
  * listed with tier sse42.
  *   neon    aarch64 ASIMD (CRC-32 also uses the ARMv8 CRC32 and PMULL extensions,
  *           each detected separately)
+ *   wasm-simd128  WebAssembly SIMD128: the module built with -msimd128 (js/); the
+ *           module without it has the scalar tier alone
  *
  * Forcing and masking, for tests and benchmarks: a spec is a comma-separated list of
  * words: at most one tier name (the highest tier to use: it must be runnable here), or
@@ -61,6 +63,7 @@ extern "C" {
 #define EMBD_CPU_ASIMD       (UINT64_C(1) << 16)
 #define EMBD_CPU_ARM_CRC32   (UINT64_C(1) << 17)
 #define EMBD_CPU_ARM_PMULL   (UINT64_C(1) << 18)
+#define EMBD_CPU_WASM_SIMD128 (UINT64_C(1) << 19) /* a WebAssembly build with -msimd128 */
 #define EMBD_CPU_KNOWN       (UINT64_C(1) << 63) /* detection has run */
 
 typedef enum embd_tier {
@@ -68,7 +71,8 @@ typedef enum embd_tier {
   EMBD_TIER_SSE42 = 1,
   EMBD_TIER_AVX2 = 2,
   EMBD_TIER_AVX512 = 3,
-  EMBD_TIER_NEON = 4
+  EMBD_TIER_NEON = 4,
+  EMBD_TIER_WASM_SIMD128 = 5 /* only in the WebAssembly build (js/, scripts/build-wasm.sh) */
 } embd_tier;
 
 typedef enum embd_kernel {

@@ -98,6 +98,12 @@ uint64_t embd_cpu_detect(void) {
 }
 size_t embd_cpu_llc_bytes(void) { return 0; } /* only the x86 kernels use it */
 
+#elif defined(__wasm_simd128__)
+/* A module that validated has every instruction it was compiled with: the loader
+ * (js/) picks the SIMD128 module only where WebAssembly.validate accepts it. */
+uint64_t embd_cpu_detect(void) { return EMBD_CPU_KNOWN | EMBD_CPU_WASM_SIMD128; }
+size_t embd_cpu_llc_bytes(void) { return 0; }
+
 #else
 uint64_t embd_cpu_detect(void) { return EMBD_CPU_KNOWN; }
 size_t embd_cpu_llc_bytes(void) { return 0; }
@@ -116,6 +122,7 @@ static const struct {
     {EMBD_CPU_AVX512FP16, "avx512fp16"},
     {EMBD_CPU_ASIMD, "asimd"},         {EMBD_CPU_ARM_CRC32, "crc32"},
     {EMBD_CPU_ARM_PMULL, "pmull"},
+    {EMBD_CPU_WASM_SIMD128, "simd128"},
 };
 
 const char *embd_cpu_feature_name(uint64_t bit) {
@@ -156,6 +163,7 @@ static const struct {
     [EMBD_TIER_AVX2] = {"avx2", TIER_AVX2},
     [EMBD_TIER_AVX512] = {"avx512", TIER_AVX512},
     [EMBD_TIER_NEON] = {"neon", EMBD_CPU_ASIMD},
+    [EMBD_TIER_WASM_SIMD128] = {"wasm-simd128", EMBD_CPU_WASM_SIMD128},
 };
 _Static_assert(sizeof tiers / sizeof tiers[0] == EMBD_TIER_COUNT, "one row per tier");
 

@@ -60,6 +60,10 @@ static const struct embd_impl_desc crc32_impls[] = {
     {"armv8-crc-pmull", EMBD_TIER_NEON, EMBD_CPU_ARM_CRC32 | EMBD_CPU_ARM_PMULL,
      {FN(embd_crc32_armv8_pmull)}, 1},
 #endif
+#if defined(EMBD_HAVE_WASM_SIMD128)
+    /* Tables, three chains (no carry-less multiply in WebAssembly): src/arch/wasm. */
+    {"wasm-simd128", EMBD_TIER_WASM_SIMD128, 0, {FN(embd_crc32_wasm)}, 1},
+#endif
 };
 
 /* Each with its copy kernel (slot EMBD_BSWAP32_FN_COPY): the identity is the other half
@@ -86,13 +90,16 @@ static const struct embd_impl_desc bswap32_impls[] = {
 #if defined(EMBD_HAVE_ARM_NEON)
     {"neon", EMBD_TIER_NEON, 0, {FN(embd_bswap32_neon), FN(embd_copy_neon)}, 1},
 #endif
+#if defined(EMBD_HAVE_WASM_SIMD128)
+    {"wasm-simd128", EMBD_TIER_WASM_SIMD128, 0, {FN(embd_bswap32_wasm), FN(embd_copy_wasm)}, 1},
+#endif
 };
 
 /* base64: one list per direction, the same implementations. */
 #define B64_IMPLS(dir)                                                                      \
   {"scalar", EMBD_TIER_SCALAR, 0, {FN(embd_base64_##dir##_scalar)}, 1},                       \
   B64_SSE42(dir) B64_AVX2(dir) B64_AVX512(dir) B64_AVX512_SIMDE(dir) B64_NEON_SIMDE(dir) \
-      B64_NEON(dir)
+      B64_NEON(dir) B64_WASM(dir)
 #if defined(EMBD_HAVE_X86_SSE42)
 #define B64_SSE42(dir) {"sse42", EMBD_TIER_SSE42, 0, {FN(embd_base64_##dir##_sse42)}, 1},
 #else
@@ -128,6 +135,12 @@ static const struct embd_impl_desc bswap32_impls[] = {
 #define B64_NEON(dir) {"neon", EMBD_TIER_NEON, 0, {FN(embd_base64_##dir##_neon)}, 1},
 #else
 #define B64_NEON(dir)
+#endif
+#if defined(EMBD_HAVE_WASM_SIMD128)
+#define B64_WASM(dir) \
+  {"wasm-simd128", EMBD_TIER_WASM_SIMD128, 0, {FN(embd_base64_##dir##_wasm)}, 1},
+#else
+#define B64_WASM(dir)
 #endif
 static const struct embd_impl_desc b64dec_impls[] = {B64_IMPLS(decode)};
 static const struct embd_impl_desc b64enc_impls[] = {B64_IMPLS(encode)};
@@ -174,10 +187,15 @@ static const struct embd_impl_desc b64enc_impls[] = {B64_IMPLS(encode)};
 #else
 #define CVT_NEON(fns)
 #endif
+#if defined(EMBD_HAVE_WASM_SIMD128)
+#define CVT_WASM(fns) {"wasm-simd128", EMBD_TIER_WASM_SIMD128, 0, fns(wasm), 1},
+#else
+#define CVT_WASM(fns)
+#endif
 #define CVT_IMPLS(fns)                                                               \
   {"scalar", EMBD_TIER_SCALAR, 0, fns(scalar), 1},                                    \
   CVT_SSE42(fns) CVT_AVX2(fns) CVT_AVX512(fns) CVT_AVX512_SIMDE(fns) CVT_NEON_SIMDE(fns)    \
-  CVT_NEON(fns)
+  CVT_NEON(fns) CVT_WASM(fns)
 static const struct embd_impl_desc convert_impls[] = {CVT_IMPLS(CVT_FNS)};
 static const struct embd_impl_desc convert_enc_impls[] = {CVT_IMPLS(ENC_FNS)};
 
@@ -299,7 +317,7 @@ static embd_result parse_spec(const char *spec, uint64_t detected, int *cap_out,
       if (t < 0) {
         snprintf(msg, msgcap,
                  "unknown tier \"%.*s\" in ISA spec \"%s\" (tiers: scalar, sse42, avx2, "
-                 "avx512, neon, auto; features are masked with -name)",
+                 "avx512, neon, wasm-simd128, auto; features are masked with -name)",
                  (int)len, p, spec);
         return EMBD_ERR_UNKNOWN_ISA;
       }

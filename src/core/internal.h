@@ -33,7 +33,7 @@ static inline int embd_above_u32(uint64_t v) { return v > UINT32_MAX; }
 /* ---- CPU features (cpu.c) ---- */
 EMBD_INTERNAL uint64_t embd_cpu_detect(void);
 /* Number of tiers (embd_tier values 0 .. EMBD_TIER_COUNT - 1). */
-#define EMBD_TIER_COUNT 5
+#define EMBD_TIER_COUNT 6
 /* Features a tier needs (the one table, in cpu.c); 0 for scalar and unknown tiers. */
 EMBD_INTERNAL uint64_t embd_tier_required(embd_tier tier);
 /* The tier named `name` (length len), or -1. */
@@ -257,6 +257,15 @@ EMBD_CVT_DECLARE(avx512simde) /* convert_avx512.c through simde, AVX2 + F16C cod
 #endif
 #if defined(EMBD_HAVE_ARM_NEON) || defined(EMBD_HAVE_NEON_SIMDE)
 EMBD_CVT_DECLARE(neon)
+#endif
+
+/* ---- the wasm-simd128 tier (src/arch/wasm; only scripts/build-wasm.sh builds it) ---- */
+#if defined(EMBD_HAVE_WASM_SIMD128)
+EMBD_INTERNAL uint32_t embd_crc32_wasm(uint32_t crc, const void *buf, size_t len);
+EMBD_INTERNAL void embd_bswap32_wasm(void *dst, const void *src, size_t n);
+EMBD_INTERNAL void embd_copy_wasm(void *dst, const void *src, size_t n);
+EMBD_B64_DECLARE(wasm)
+EMBD_CVT_DECLARE(wasm)
 #endif
 
 #endif

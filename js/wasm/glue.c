@@ -1,0 +1,202 @@
+/* The module's exports for js/src/embd.js: the library's own functions where their
+ * arguments are plain numbers and pointers (embd_crc32, embd_to_f32, embd_isa_set, ...),
+ * and a few wrappers here where the C API takes structs: each fills one static result
+ * block that the JavaScript side reads at fixed offsets (the layout is wasm32's and is
+ * written down once, in js/src/embd.js, LAYOUT). One thread per module instance, so
+ * static state is safe. Built by scripts/build-wasm.sh only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embd/base64.h"
+#include "embd/batch.h"
+#include "embd/convert.h"
+#include "embd/cpu.h"
+#include "embd/crc32.h"
+#include "embd/frame.h"
+#include "embd/openai.h"
+
+#define EXPORT(name) __attribute__((export_name(#name)))
+
+static embd_error g_err;
+/* The result block: [0] code, [1] offset (low 32 bits), then call-specific words. */
+static uint32_t g_out[16];
+
+EXPORT(embd_js_err) embd_error *embd_js_err(void) { return &g_err; }
+EXPORT(embd_js_out) uint32_t *embd_js_out(void) { return g_out; }
+EXPORT(embd_js_malloc) void *embd_js_malloc(size_t n) { return malloc(n ? n : 1); }
+EXPORT(embd_js_free) void embd_js_free(void *p) { free(p); }
+
+static int done(embd_result r) {
+  if (r == EMBD_OK || r == EMBD_BATCH_END) memset(&g_err, 0, sizeof g_err);
+  return (int)r;
+}
+
+/* Header only: out = dims, version, flags, dtype, frame_size, payload_offset,
+ * value_bytes. */
+EXPORT(embd_js_frame_header)
+int embd_js_frame_header(const void *buf, size_t len, int allow_trailing) {
+  embd_frame_decode_options o;
+  memset(&o, 0, sizeof o);
+  o.allow_trailing = allow_trailing;
+  embd_frame_info info;
+  embd_result r = embd_frame_header(buf, len, &o, &info, &g_err);
+  if (r != EMBD_OK) return done(r);
+  g_out[0] = info.dims;
+  g_out[1] = info.version;
+  g_out[2] = info.flags;
+  g_out[3] = info.dtype;
+  g_out[4] = (uint32_t)info.frame_size;
+  g_out[5] = (uint32_t)info.payload_offset;
+  g_out[6] = (uint32_t)info.value_bytes;
+  return done(r);
+}
+
+/* Any frame (v1/v2, any dtype, CRC trailer) -> floats at out (cap floats). */
+EXPORT(embd_js_frame_decode)
+int embd_js_frame_decode(const void *buf, size_t len, int allow_trailing, float *out, size_t cap) {
+  embd_frame_decode_options o;
+  memset(&o, 0, sizeof o);
+  o.allow_trailing = allow_trailing;
+  embd_frame_info info;
+  embd_result r = embd_frame_decode(buf, len, &o, out, cap, &info, &g_err);
+  if (r == EMBD_OK) {
+    g_out[0] = info.dims;
+    g_out[4] = (uint32_t)info.frame_size;
+  }
+  return done(r);
+}
+
+/* floats -> a frame of dtype with flags; out/cap bytes; g_out[0] = bytes written. */
+EXPORT(embd_js_frame_encode)
+int embd_js_frame_encode(const float *v, size_t dims, unsigned flags, int dtype, void *out,
+                         size_t cap) {
+  embd_frame_encode_options o;
+  memset(&o, 0, sizeof o);
+  o.flags = flags;
+  o.dtype = (uint64_t)dtype;
+  size_t n = 0;
+  embd_result r = embd_frame_encode_f32(v, dims, &o, out, cap, &n);
+  g_out[0] = (uint32_t)n;
+  if (r != EMBD_OK) {
+    g_err.result = r;
+    g_err.offset = 0;
+    snprintf(g_err.message, sizeof g_err.message, "%s", embd_strerror(r));
+  }
+  return done(r);
+}
+
+EXPORT(embd_js_frame_size)
+int embd_js_frame_size(size_t dims, int dtype, unsigned flags) {
+  size_t n = 0;
+  embd_result r = embd_frame_size_dtype(dims, (embd_dtype)dtype, flags, &n);
+  g_out[0] = (uint32_t)n;
+  return (int)r;
+}
+
+/* OpenAI-compatible bodies. One decoder state reused across calls (its storage grows once). */
+static embd_openai_embeddings g_oa;
+static int g_oa_init;
+/* out: values ptr, count, dims, model ptr, model len, has_usage, prompt lo/hi, total lo/hi */
+EXPORT(embd_js_openai_decode)
+int embd_js_openai_decode(const char *json, size_t len, int dtype, int order, uint32_t dims) {
+  if (!g_oa_init) embd_openai_init(&g_oa), g_oa_init = 1;
+  embd_openai_options o;
+  memset(&o, 0, sizeof o);
+  o.dtype = (uint64_t)dtype;
+  o.byte_order = (uint32_t)order;
+  o.expected_dims = dims;
+  embd_result r = embd_openai_decode(&g_oa, json, len, &o, &g_err);
+  if (r != EMBD_OK) return done(r);
+  g_out[0] = (uint32_t)(uintptr_t)g_oa.values;
+  g_out[1] = (uint32_t)g_oa.count;
+  g_out[2] = (uint32_t)g_oa.dims;
+  g_out[3] = (uint32_t)(uintptr_t)g_oa.model;
+  g_out[4] = (uint32_t)strlen(g_oa.model);
+  g_out[5] = (uint32_t)g_oa.has_usage;
+  g_out[6] = (uint32_t)g_oa.prompt_tokens;
+  g_out[7] = (uint32_t)(g_oa.prompt_tokens >> 32);
+  g_out[8] = (uint32_t)g_oa.total_tokens;
+  g_out[9] = (uint32_t)(g_oa.total_tokens >> 32);
+  return done(r);
+}
+
+/* One base64 embedding string of dtype/order -> floats at out (cap floats); g_out[0] = n.
+ * Decodes into scratch then converts (f32 LE: straight into out). */
+static uint8_t *g_scratch;
+static size_t g_scratch_cap;
+EXPORT(embd_js_b64_embedding)
+int embd_js_b64_embedding(const char *s, size_t len, int dtype, int order, float *out, size_t cap) {
+  size_t n = 0;
+  embd_result r;
+  if (dtype == EMBD_DTYPE_F32 && order == EMBD_ORDER_LE) {
+    r = embd_base64_decode_f32(s, len, 0, out, cap, &n, &g_err);
+    g_out[0] = (uint32_t)n;
+    return done(r);
+  }
+  const size_t max = embd_base64_decoded_max(len);
+  if (max > g_scratch_cap) {
+    free(g_scratch);
+    g_scratch = (uint8_t *)malloc(max ? max : 1);
+    g_scratch_cap = g_scratch ? max : 0;
+    if (!g_scratch) {
+      g_err.result = EMBD_ERR_OUT_OF_MEMORY;
+      g_err.offset = 0;
+      snprintf(g_err.message, sizeof g_err.message, "out of memory");
+      return EMBD_ERR_OUT_OF_MEMORY;
+    }
+  }
+  size_t bytes = 0;
+  r = embd_base64_decode(s, len, 0, g_scratch, g_scratch_cap, &bytes, &g_err);
+  if (r != EMBD_OK) return done(r);
+  r = embd_dtype_count((embd_dtype)dtype, bytes, &n);
+  if (r != EMBD_OK) {
+    g_err.result = r;
+    g_err.offset = 0;
+    snprintf(g_err.message, sizeof g_err.message,
+             "base64: %zu bytes, not a whole number of %s elements", bytes,
+             embd_dtype_name((embd_dtype)dtype));
+    return (int)r;
+  }
+  g_out[0] = (uint32_t)n;
+  if (n > cap) return done(EMBD_ERR_OUTPUT_TOO_SMALL);
+  r = embd_to_f32(out, g_scratch, n, (embd_dtype)dtype, (embd_byte_order)order);
+  return done(r);
+}
+
+/* Batch envelopes: a state per generator (an iterator and its current frame), so that
+ * generators can interleave. out after next: index, frame offset, dims, version, flags,
+ * dtype, frame_size, payload_offset, value_bytes. */
+struct batch_state {
+  embd_batch_iter it;
+  embd_batch_frame fr;
+};
+EXPORT(embd_js_batch_begin)
+void *embd_js_batch_begin(const void *buf, size_t len) {
+  struct batch_state *s = (struct batch_state *)calloc(1, sizeof *s);
+  if (!s) return NULL;
+  g_out[0] = 0;
+  embd_result r = embd_batch_iter_init(&s->it, buf, len, NULL, &g_err);
+  g_out[1] = (uint32_t)done(r);
+  if (r == EMBD_OK) g_out[0] = s->it.count;
+  return s;
+}
+EXPORT(embd_js_batch_next)
+int embd_js_batch_next(struct batch_state *s) {
+  embd_result r = embd_batch_next(&s->it, &s->fr, &g_err);
+  if (r != EMBD_OK) return done(r);
+  g_out[0] = s->fr.index;
+  g_out[1] = (uint32_t)s->fr.offset;
+  g_out[2] = s->fr.info.dims;
+  g_out[3] = s->fr.info.version;
+  g_out[4] = s->fr.info.flags;
+  g_out[5] = s->fr.info.dtype;
+  g_out[6] = (uint32_t)s->fr.info.frame_size;
+  g_out[7] = (uint32_t)s->fr.info.payload_offset;
+  g_out[8] = (uint32_t)s->fr.info.value_bytes;
+  return done(r);
+}
+EXPORT(embd_js_batch_frame_decode)
+int embd_js_batch_frame_decode(struct batch_state *s, float *out, size_t cap) {
+  return done(embd_batch_frame_decode(&s->fr, out, cap, &g_err));
+}
