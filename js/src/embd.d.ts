@@ -1,0 +1,114 @@
+// Types of @embd/embd (src/embd.js, src/stream.js).
+
+export type Dtype = 'f32' | 'f16' | 'bf16' | 'fp8_e4m3' | 'fp8_e5m2' | 'int8' | 'uint8' | 'binary' | 'ubinary';
+export type ByteOrder = 'little' | 'big';
+export type Bytes = ArrayBuffer | ArrayBufferView;
+
+export declare const DTYPES: readonly Dtype[];
+
+export declare class EmbeddingCodecError extends Error {
+  constructor(message: string, code?: string, offset?: number, result?: number);
+  /** The C library's result name without EMBD_ERR_: 'FRAME_HEADER_CRC', 'BASE64_CHAR', ... */
+  code: string;
+  /** The byte of the input where the fault is. */
+  offset: number;
+  /** The embd_result number. */
+  result: number;
+}
+
+export interface DecodeResult {
+  version: number;
+  flags: number;
+  dimensions: number;
+  /** A zero-copy view into the source buffer for version-1 frames without flags (clone to keep). */
+  vector: Float32Array;
+  dtype: Dtype;
+}
+
+export interface EncodeOptions { dtype?: Dtype }
+
+export interface OpenAIOptions {
+  dtype?: Dtype;
+  byteOrder?: ByteOrder;
+  /** exact dims expected (0: any) */
+  dims?: number;
+}
+
+export interface OpenAIResult {
+  /** count x dims, row-major */
+  matrix: Float32Array;
+  count: number;
+  dims: number;
+  model: string;
+  usage: { prompt_tokens: number; total_tokens: number } | null;
+  /** row i as a view of matrix */
+  row(i: number): Float32Array;
+  rows(): Float32Array[];
+}
+
+export interface Base64Options { url?: boolean; pad?: boolean }
+
+export interface LoadOptions {
+  /** true: the SIMD128 module, false: the scalar one, 'auto' (default): WebAssembly.validate decides */
+  simd?: boolean | 'auto';
+  /** a precompiled module or its bytes, for runtimes that forbid compiling at run time */
+  module?: WebAssembly.Module | BufferSource;
+}
+
+export declare class Embd {
+  readonly simd: boolean;
+  encodeEmbedding(vector: Float32Array | number[], flags?: number, options?: EncodeOptions): ArrayBuffer;
+  decodeEmbedding(buf: Bytes): DecodeResult;
+  decodeBatch(buf: Bytes): Generator<DecodeResult, void, unknown>;
+  encodeBatch(vectors: (Float32Array | number[])[], flags?: number, options?: EncodeOptions): ArrayBuffer;
+  decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
+  decodeBase64Embedding(s: string | Bytes, options?: { dtype?: Dtype; byteOrder?: ByteOrder }): Float32Array;
+  crc32(data: Bytes, crc?: number): number;
+  base64Decode(s: string | Bytes, options?: Base64Options): Uint8Array;
+  base64Encode(data: Bytes, options?: Base64Options): string;
+  toF32(bytes: Bytes, dtype: Dtype, byteOrder?: ByteOrder): Float32Array;
+  fromF32(vector: Float32Array | number[], dtype: Dtype, byteOrder?: ByteOrder): Uint8Array;
+  /** 'scalar', 'wasm-simd128', 'auto' */
+  setIsa(spec: string): void;
+  activeImpl(kernel: number): string;
+}
+
+export declare function simdSupported(): boolean;
+export declare function load(options?: LoadOptions): Promise<Embd>;
+export declare function init(options?: LoadOptions): Promise<Embd>;
+
+export declare function encodeEmbedding(vector: Float32Array | number[], flags?: number, options?: EncodeOptions): ArrayBuffer;
+export declare function decodeEmbedding(buf: Bytes): DecodeResult;
+export declare function decodeBatch(buf: Bytes): Generator<DecodeResult, void, unknown>;
+export declare function encodeBatch(vectors: (Float32Array | number[])[], flags?: number, options?: EncodeOptions): ArrayBuffer;
+export declare function decodeEmbeddingFromBuffer(buf: Uint8Array): DecodeResult;
+export declare function decodeBatchFromBuffer(buf: Uint8Array): Generator<DecodeResult, void, unknown>;
+export declare function decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
+export declare function decodeBase64Embedding(s: string | Bytes, options?: { dtype?: Dtype; byteOrder?: ByteOrder }): Float32Array;
+export declare function crc32(data: Bytes, crc?: number): number;
+export declare function base64Decode(s: string | Bytes, options?: Base64Options): Uint8Array;
+export declare function base64Encode(data: Bytes, options?: Base64Options): string;
+export declare function toFloat32(bytes: Bytes, dtype: Dtype, byteOrder?: ByteOrder): Float32Array;
+export declare function fromFloat32(vector: Float32Array | number[], dtype: Dtype, byteOrder?: ByteOrder): Uint8Array;
+
+export declare const KERNEL: { CRC32: 0; BSWAP32: 1; BASE64_DECODE: 2; BASE64_ENCODE: 3; CONVERT: 4; CONVERT_ENCODE: 5 };
+export declare const kernels: {
+  crc32: typeof crc32;
+  base64Decode: typeof base64Decode;
+  base64Encode: typeof base64Encode;
+  toFloat32: typeof toFloat32;
+  fromFloat32: typeof fromFloat32;
+  setIsa(spec: string): void;
+  active(kernel: number): string;
+  readonly simd: boolean;
+};
+
+export type ChunkSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | ArrayBuffer> | Iterable<Uint8Array | ArrayBuffer>;
+export declare function decodeStream(source: ChunkSource, options?: { batch?: boolean; maxFrameBytes?: number }): AsyncGenerator<DecodeResult, void, unknown>;
+
+export interface EmbedOptions { model?: string; useBinaryCodec?: boolean }
+export declare class MLEmbedClient {
+  constructor(baseUrl: string, apiKey: string, options?: { fetch?: typeof fetch });
+  embedOne(text: string, opts?: EmbedOptions): Promise<Float32Array>;
+  embedBatch(texts: string[], opts?: EmbedOptions): AsyncGenerator<Float32Array, void, unknown>;
+}

@@ -1,0 +1,483 @@
+// embd for JavaScript: the C library compiled to WebAssembly (scripts/build-wasm.sh), two
+// modules (SIMD128 and scalar), picked with WebAssembly.validate. Everything is
+// synchronous after one `await init()`.
+//
+// The seed codec's hot path stays in JavaScript: a version-1 float32 frame without flags
+// is a header check (magic, version, padding, the 12-byte CRC by a table) and a
+// Float32Array view, as in the seed, because handing 6 KiB to the module would cost more
+// than the whole decode. Any other frame (version 2 dtypes, payload CRC trailers, faults)
+// goes to the C decoder, so every error carries the C library's code, byte offset and
+// message.
+
+const HEADER = 16;
+const MAGIC = 0x454d4244;
+
+export const DTYPES = ['f32', 'f16', 'bf16', 'fp8_e4m3', 'fp8_e5m2', 'int8', 'uint8', 'binary', 'ubinary'];
+const DTYPE_ALIASES = { float32: 0, float: 0, float16: 1, half: 1, bfloat16: 2, e4m3: 3, e5m2: 4,
+  'fp8-e4m3': 3, 'fp8-e5m2': 4, i8: 5, u8: 6 };
+
+// embd_result names by code (include/embd/common.h).
+const RESULT_NAMES = {
+  0: 'OK', 1: 'INVALID_ARGUMENT', 2: 'UNKNOWN_ISA', 3: 'UNSUPPORTED_ISA', 4: 'OUTPUT_TOO_SMALL',
+  5: 'FRAME_TOO_SMALL', 6: 'FRAME_BAD_MAGIC', 7: 'FRAME_BAD_VERSION', 8: 'FRAME_BAD_PADDING',
+  9: 'FRAME_UNKNOWN_FLAGS', 10: 'FRAME_HEADER_CRC', 11: 'FRAME_TRUNCATED',
+  12: 'FRAME_DIMS_TOO_LARGE', 13: 'FRAME_DIMS_MISMATCH', 14: 'FRAME_PAYLOAD_CRC',
+  15: 'FRAME_COMPRESSED_LENGTH', 16: 'FRAME_INFLATE', 17: 'FRAME_TRAILING',
+  18: 'FRAME_VIEW_UNAVAILABLE', 19: 'FRAME_DEFLATE', 20: 'BATCH_TOO_SMALL', 21: 'BATCH_COUNT',
+  22: 'BATCH_TRAILING', 23: 'STREAM_FRAME_TOO_LARGE', 24: 'BASE64_LENGTH', 25: 'BASE64_CHAR',
+  26: 'BASE64_PADDING', 27: 'BASE64_TRAILING_BITS', 28: 'BASE64_F32_LENGTH', 29: 'OPENAI_JSON',
+  30: 'OPENAI_SHAPE', 31: 'OPENAI_INDEX', 32: 'OPENAI_DIMS', 33: 'OPENAI_COUNT',
+  34: 'OPENAI_MODEL', 35: 'OUT_OF_MEMORY', 50: 'UNAVAILABLE', 53: 'DTYPE_LENGTH',
+  54: 'DTYPE_RANGE', 55: 'FRAME_BAD_DTYPE', 56: 'OPENAI_DTYPE',
+};
+
+/** The seed's error class, with the C library's result name (.code), number (.result) and
+ * the byte where the fault is (.offset). */
+export class EmbeddingCodecError extends Error {
+  constructor(message, code = 'INVALID_ARGUMENT', offset = 0, result = 1) {
+    super(`[EmbeddingCodec] ${message}`);
+    this.name = 'EmbeddingCodecError';
+    this.code = code;
+    this.offset = offset;
+    this.result = result;
+  }
+}
+
+function dtypeCode(d) {
+  if (d === undefined || d === null) return 0;
+  if (typeof d === 'number' && d >= 0 && d < DTYPES.length && Number.isInteger(d)) return d;
+  const i = DTYPES.indexOf(d);
+  if (i >= 0) return i;
+  if (Object.hasOwn(DTYPE_ALIASES, d)) return DTYPE_ALIASES[d];
+  throw new EmbeddingCodecError(`unknown dtype ${JSON.stringify(d)} (${DTYPES.join(', ')})`);
+}
+function orderCode(o) {
+  if (o === undefined || o === null || o === 'little' || o === 'le') return 0;
+  if (o === 'big' || o === 'be') return 1;
+  throw new EmbeddingCodecError(`unknown byte order ${JSON.stringify(o)} (little, big)`);
+}
+
+// CRC-32 of 12 header bytes, slice-by-1 table (the header CRC on the fast path).
+const CRC_T = (() => {
+  const t = new Int32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+    t[n] = c;
+  }
+  return t;
+})();
+function crc12(u8, at) {
+  let c = -1;
+  for (let i = at; i < at + 12; i++) c = CRC_T[(c ^ u8[i]) & 0xff] ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+function bytesOf(buf, what = 'buffer') {
+  if (buf instanceof Uint8Array) return buf;
+  if (buf instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && buf instanceof SharedArrayBuffer))
+    return new Uint8Array(buf);
+  if (ArrayBuffer.isView(buf)) return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  throw new EmbeddingCodecError(`${what}: expected an ArrayBuffer or a typed array, got ${typeof buf}`);
+}
+
+const ENC = new TextEncoder();
+const DEC = new TextDecoder();
+
+// wasi_snapshot_preview1: stdio and getenv are linked in but never reached on the paths
+// the glue uses; environ is empty (no EMBD_ISA: tiers are set with setIsa).
+function wasiStubs(getMem) {
+  return {
+    environ_sizes_get: (pc, ps) => { const v = new DataView(getMem().buffer); v.setUint32(pc, 0, true); v.setUint32(ps, 0, true); return 0; },
+    environ_get: () => 0,
+    fd_write: () => 52, fd_seek: () => 52, fd_close: () => 52,
+    proc_exit: (c) => { throw new Error(`embd wasm: abort (exit ${c})`); },
+  };
+}
+
+// The 31-byte SIMD128 probe (a function returning an i8x16.splat... v128 op).
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3,
+  2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]);
+export function simdSupported() {
+  try { return WebAssembly.validate(SIMD_PROBE); } catch { return false; }
+}
+
+async function loadBytes(name) {
+  const url = new URL(`../dist/${name}`, import.meta.url);
+  if (url.protocol === 'file:') {
+    const { readFile } = await import('node:fs/promises');
+    return readFile(url);
+  }
+  const r = await fetch(url);
+  if (!r.ok) throw new Error(`embd: ${url}: HTTP ${r.status}`);
+  return new Uint8Array(await r.arrayBuffer());
+}
+
+/** One instance of the module with the whole API bound to it. */
+export class Embd {
+  constructor(instance, simd) {
+    this.simd = simd;
+    this.x = instance.exports;
+    this.x._initialize?.();
+    this.errPtr = this.x.embd_js_err();
+    this.outPtr = this.x.embd_js_out();
+    this.scratch = 0;
+    this.scratchCap = 0;
+  }
+
+  // ---- memory helpers ----
+  get mem() { return this.x.memory; }
+  u8() { return new Uint8Array(this.x.memory.buffer); }
+  out(i) { return new Uint32Array(this.x.memory.buffer, this.outPtr, 16)[i]; }
+  alloc(n) {
+    const p = this.x.embd_js_malloc(n);
+    if (!p) throw new EmbeddingCodecError(`out of WebAssembly memory (${n} bytes)`, 'OUT_OF_MEMORY', 0, 35);
+    return p;
+  }
+  free(p) { this.x.embd_js_free(p); }
+  // One growing input buffer reused across calls (the module is single-threaded).
+  input(n) {
+    if (n > this.scratchCap) {
+      if (this.scratch) this.free(this.scratch);
+      const cap = Math.max(n, this.scratchCap * 2, 4096);
+      this.scratch = this.alloc(cap);
+      this.scratchCap = cap;
+    }
+    return this.scratch;
+  }
+  copyIn(u8) {
+    const p = this.input(u8.length);
+    this.u8().set(u8, p);
+    return p;
+  }
+  error(rc, base = 0) {
+    const dv = new DataView(this.x.memory.buffer);
+    const off = Number(dv.getBigUint64(this.errPtr + 8, true));
+    const m = new Uint8Array(this.x.memory.buffer, this.errPtr + 16, 160);
+    let e = m.indexOf(0);
+    if (e < 0) e = 160;
+    const msg = DEC.decode(m.subarray(0, e)) || `embd error ${rc}`;
+    return new EmbeddingCodecError(msg, RESULT_NAMES[rc] ?? `E${rc}`, off + base, rc);
+  }
+
+  // ---- kernels ----
+  setIsa(spec) {
+    const b = ENC.encode(spec + '\0');
+    const p = this.copyIn(b);
+    const rc = this.x.embd_isa_set(p);
+    if (rc) throw new EmbeddingCodecError(`isa spec ${JSON.stringify(spec)} refused`, RESULT_NAMES[rc], 0, rc);
+  }
+  activeImpl(kernel) {
+    const p = this.x.embd_impl_active(kernel);
+    const u = this.u8();
+    return DEC.decode(u.subarray(p, u.indexOf(0, p)));
+  }
+  crc32(data, crc = 0) {
+    const u = bytesOf(data);
+    const p = this.copyIn(u);
+    return this.x.embd_crc32(crc >>> 0, p, u.length) >>> 0;
+  }
+  base64Decode(s, { url = false, pad = true } = {}) {
+    const src = typeof s === 'string' ? ENC.encode(s) : bytesOf(s);
+    const flags = (url ? 1 : 0) | (pad ? 0 : 2);
+    const max = this.x.embd_base64_decoded_max(src.length);
+    const p = this.alloc(src.length + max + 12);
+    try {
+      this.u8().set(src, p);
+      const o = p + src.length;
+      const wp = (o + max + 3) & ~3;
+      const rc = this.x.embd_base64_decode(p, src.length, flags, o, max, wp, this.errPtr);
+      if (rc) throw this.error(rc);
+      const n = new Uint32Array(this.x.memory.buffer, wp, 1)[0];
+      return this.u8().slice(o, o + n);
+    } finally { this.free(p); }
+  }
+  base64Encode(data, { url = false, pad = true } = {}) {
+    const u = bytesOf(data);
+    const flags = (url ? 1 : 0) | (pad ? 0 : 2);
+    const cap = Math.ceil(u.length / 3) * 4 + 4;
+    const p = this.alloc(u.length + cap + 12);
+    try {
+      this.u8().set(u, p);
+      const o = p + u.length;
+      const wp = (o + cap + 3) & ~3;
+      const rc = this.x.embd_base64_encode(p, u.length, flags, o, cap, wp);
+      if (rc) throw new EmbeddingCodecError('base64 encode failed', RESULT_NAMES[rc], 0, rc);
+      const n = new Uint32Array(this.x.memory.buffer, wp, 1)[0];
+      return DEC.decode(this.u8().subarray(o, o + n));
+    } finally { this.free(p); }
+  }
+  /** Elements of `dtype` (wire bytes, `byteOrder`) -> Float32Array. */
+  toF32(bytes, dtype, byteOrder) {
+    const u = bytesOf(bytes);
+    const dt = dtypeCode(dtype), bo = orderCode(byteOrder);
+    const np = this.alloc(4);
+    try {
+      const rc0 = this.x.embd_dtype_count(dt, u.length, np);
+      if (rc0) throw new EmbeddingCodecError(`${u.length} bytes are not a whole number of ${DTYPES[dt]} elements`, RESULT_NAMES[rc0], 0, rc0);
+      const n = new Uint32Array(this.x.memory.buffer, np, 1)[0];
+      const p = this.alloc(u.length + n * 4 + 4);
+      try {
+        this.u8().set(u, p);
+        const o = (p + u.length + 3) & ~3;
+        const rc = this.x.embd_to_f32(o, p, n, dt, bo);
+        if (rc) throw new EmbeddingCodecError('conversion failed', RESULT_NAMES[rc], 0, rc);
+        return new Float32Array(this.x.memory.buffer.slice(o, o + n * 4));
+      } finally { this.free(p); }
+    } finally { this.free(np); }
+  }
+  /** Float32Array -> elements of `dtype` in `byteOrder` (Uint8Array). */
+  fromF32(vector, dtype, byteOrder) {
+    const v = vector instanceof Float32Array ? vector : Float32Array.from(vector);
+    const dt = dtypeCode(dtype), bo = orderCode(byteOrder);
+    const bp = this.alloc(4);
+    try {
+      const rc0 = this.x.embd_dtype_bytes(dt, v.length, bp);
+      if (rc0) throw new EmbeddingCodecError(`${v.length} values cannot be ${DTYPES[dt]}`, RESULT_NAMES[rc0], 0, rc0);
+      const nb = new Uint32Array(this.x.memory.buffer, bp, 1)[0];
+      const p = this.alloc(v.length * 4 + nb + 4);
+      try {
+        new Float32Array(this.x.memory.buffer, p, v.length).set(v);
+        const o = p + v.length * 4;
+        const rc = this.x.embd_from_f32(o, p, v.length, dt, bo, this.errPtr);
+        if (rc) throw this.error(rc);
+        return this.u8().slice(o, o + nb);
+      } finally { this.free(p); }
+    } finally { this.free(bp); }
+  }
+
+  // ---- EMBD frames (the seed codec) ----
+  encodeEmbedding(vector, flags = 0, { dtype } = {}) {
+    const dt = dtypeCode(dtype);
+    const dims = vector.length;
+    if ((flags & 0xff) === 0 && dt === 0) {
+      // The seed's encoder, byte for byte.
+      const buf = new ArrayBuffer(HEADER + dims * 4);
+      const view = new DataView(buf);
+      view.setUint32(0, MAGIC, false);
+      view.setUint8(4, 1);
+      view.setUint8(5, 0);
+      view.setUint16(6, 0, true);
+      view.setUint32(8, dims, true);
+      view.setUint32(12, crc12(new Uint8Array(buf), 0), true);
+      if (vector instanceof Float32Array && LITTLE) new Float32Array(buf, HEADER, dims).set(vector);
+      else for (let i = 0; i < dims; i++) view.setFloat32(HEADER + i * 4, vector[i], true);
+      return buf;
+    }
+    const v = vector instanceof Float32Array ? vector : Float32Array.from(vector);
+    let rc = this.x.embd_js_frame_size(dims, dt, flags);
+    if (rc) throw new EmbeddingCodecError(`cannot size a frame of ${dims} ${DTYPES[dt]} values with flags ${flags}`, RESULT_NAMES[rc], 0, rc);
+    const cap = this.out(0);
+    const p = this.alloc(dims * 4 + cap);
+    try {
+      new Float32Array(this.x.memory.buffer, p, dims).set(v);
+      rc = this.x.embd_js_frame_encode(p, dims, flags, dt, p + dims * 4, cap);
+      if (rc) throw this.error(rc);
+      const n = this.out(0);
+      return this.x.memory.buffer.slice(p + dims * 4, p + dims * 4 + n);
+    } finally { this.free(p); }
+  }
+
+  /** decodeEmbedding(buf): {version, flags, dimensions, vector, dtype}. A zero-copy view
+   * for a version-1 frame without flags whose payload is 4-byte aligned in its buffer. */
+  decodeEmbedding(buf) {
+    const u = bytesOf(buf);
+    const n = u.length;
+    if (n >= HEADER && u[0] === 0x45 && u[1] === 0x4d && u[2] === 0x42 && u[3] === 0x44 &&
+        u[4] === 1 && u[5] === 0 && u[6] === 0 && u[7] === 0) {
+      const dims = (u[8] | (u[9] << 8) | (u[10] << 16) | (u[11] << 24)) >>> 0;
+      const stored = (u[12] | (u[13] << 8) | (u[14] << 16) | (u[15] << 24)) >>> 0;
+      if (stored === crc12(u, 0) && HEADER + dims * 4 <= n) {
+        const at = u.byteOffset + HEADER;
+        const vector = (at & 3) === 0 && LITTLE
+          ? new Float32Array(u.buffer, at, dims)
+          : new Float32Array(u.buffer.slice(at, at + dims * 4));
+        return { version: 1, flags: 0, dimensions: dims, vector, dtype: 'f32' };
+      }
+    }
+    return this.decodeSlow(u);
+  }
+  decodeSlow(u, base = 0) {
+    const p = this.copyIn(u);
+    let rc = this.x.embd_js_frame_header(p, u.length, 1);
+    if (rc) throw this.error(rc, base);
+    const dims = this.out(0), version = this.out(1), flags = this.out(2), dtype = this.out(3);
+    const o = this.alloc(dims * 4 + 4);
+    try {
+      rc = this.x.embd_js_frame_decode(p, u.length, 1, o, dims);
+      if (rc) throw this.error(rc, base);
+      const vector = new Float32Array(this.x.memory.buffer.slice(o, o + dims * 4));
+      return { version, flags, dimensions: dims, vector, dtype: DTYPES[dtype] };
+    } finally { this.free(o); }
+  }
+
+  /** decodeBatch(buf): a generator of decodeEmbedding results over a batch envelope
+   * ([count u32 LE][frames]); frames before a bad one are yielded, then the error. */
+  *decodeBatch(buf) {
+    const u = bytesOf(buf);
+    const own = this.alloc(u.length || 1);
+    let st = 0;
+    try {
+      this.u8().set(u, own);
+      st = this.x.embd_js_batch_begin(own, u.length);
+      if (!st) throw new EmbeddingCodecError('out of WebAssembly memory', 'OUT_OF_MEMORY', 0, 35);
+      let rc = this.out(1);
+      if (rc) throw this.error(rc);
+      for (;;) {
+        rc = this.x.embd_js_batch_next(st);
+        if (rc === 51) return; // EMBD_BATCH_END
+        if (rc) throw this.error(rc);
+        const off = this.out(1), dims = this.out(2), version = this.out(3), flags = this.out(4),
+          dtype = this.out(5);
+        let vector;
+        const at = u.byteOffset + off + HEADER;
+        if (version === 1 && flags === 0 && (at & 3) === 0 && LITTLE) {
+          vector = new Float32Array(u.buffer, at, dims);
+        } else {
+          const o = this.alloc(dims * 4 + 4);
+          try {
+            rc = this.x.embd_js_batch_frame_decode(st, o, dims);
+            if (rc) throw this.error(rc);
+            vector = new Float32Array(this.x.memory.buffer.slice(o, o + dims * 4));
+          } finally { this.free(o); }
+        }
+        yield { version, flags, dimensions: dims, vector, dtype: DTYPES[dtype] };
+      }
+    } finally {
+      if (st) this.free(st);
+      this.free(own);
+    }
+  }
+
+  encodeBatch(vectors, flags = 0, opts = {}) {
+    const frames = vectors.map((v) => new Uint8Array(this.encodeEmbedding(v, flags, opts)));
+    const total = 4 + frames.reduce((a, f) => a + f.length, 0);
+    const out = new Uint8Array(total);
+    new DataView(out.buffer).setUint32(0, frames.length, true);
+    let at = 4;
+    for (const f of frames) { out.set(f, at); at += f.length; }
+    return out.buffer;
+  }
+
+  // ---- OpenAI-compatible bodies ----
+  /** decodeOpenAI(body, {dtype, byteOrder, dims}): {matrix, count, dims, model, usage, row(i)} */
+  decodeOpenAI(body, { dtype, byteOrder, dims = 0 } = {}) {
+    let p, len;
+    if (typeof body === 'string') {
+      // UTF-8 is at most 3 bytes per UTF-16 unit.
+      p = this.input(body.length * 3 + 1);
+      len = ENC.encodeInto(body, new Uint8Array(this.x.memory.buffer, p, body.length * 3 + 1)).written;
+    } else {
+      const u = bytesOf(body, 'body');
+      p = this.copyIn(u);
+      len = u.length;
+    }
+    const rc = this.x.embd_js_openai_decode(p, len, dtypeCode(dtype), orderCode(byteOrder), dims >>> 0);
+    if (rc) throw this.error(rc);
+    const vp = this.out(0), count = this.out(1), d = this.out(2), mp = this.out(3), ml = this.out(4);
+    const hasUsage = this.out(5);
+    const usage = hasUsage
+      ? { prompt_tokens: this.out(6) + this.out(7) * 2 ** 32, total_tokens: this.out(8) + this.out(9) * 2 ** 32 }
+      : null;
+    const model = DEC.decode(new Uint8Array(this.x.memory.buffer, mp, ml));
+    const matrix = new Float32Array(this.x.memory.buffer.slice(vp, vp + count * d * 4));
+    return {
+      matrix, count, dims: d, model, usage,
+      row(i) {
+        if (!(i >= 0 && i < count)) throw new RangeError(`row ${i} of ${count}`);
+        return matrix.subarray(i * d, (i + 1) * d);
+      },
+      rows() { return Array.from({ length: count }, (_, i) => matrix.subarray(i * d, (i + 1) * d)); },
+    };
+  }
+
+  /** One base64 embedding string (OpenAI encoding_format "base64") -> Float32Array. */
+  decodeBase64Embedding(s, { dtype, byteOrder } = {}) {
+    const dt = dtypeCode(dtype), bo = orderCode(byteOrder);
+    let p, len;
+    if (typeof s === 'string') {
+      // Base64 is ASCII: one byte per unit (anything else is refused by the decoder).
+      p = this.input(s.length * 3 + 1);
+      len = ENC.encodeInto(s, new Uint8Array(this.x.memory.buffer, p, s.length * 3 + 1)).written;
+    } else {
+      const u = bytesOf(s);
+      p = this.copyIn(u);
+      len = u.length;
+    }
+    const maxBytes = Math.floor(len / 4) * 3 + 3;
+    const cap = dt === 7 || dt === 8 ? maxBytes * 8 : maxBytes;
+    const o = this.alloc(cap * 4 + 4);
+    try {
+      // ENC may have reallocated nothing: p stays valid (alloc does not move the scratch).
+      const rc = this.x.embd_js_b64_embedding(p, len, dt, bo, o, cap);
+      if (rc) throw this.error(rc);
+      const n = this.out(0);
+      return new Float32Array(this.x.memory.buffer.slice(o, o + n * 4));
+    } finally { this.free(o); }
+  }
+}
+
+// ---- the default instance and module-level API ----
+let current = null;
+const modules = new Map();
+
+async function compileVariant(simd, source) {
+  if (source instanceof WebAssembly.Module) return source;
+  if (source) return WebAssembly.compile(source);
+  const key = simd ? 'simd128' : 'scalar';
+  if (!modules.has(key)) modules.set(key, WebAssembly.compile(await loadBytes(`embd-${key}.wasm`)));
+  return modules.get(key);
+}
+
+/** Instantiates a module: {simd: true|false|'auto', module: WebAssembly.Module | bytes}. */
+export async function load({ simd = 'auto', module } = {}) {
+  let useSimd = simd === 'auto' ? simdSupported() : !!simd;
+  let mod;
+  if (module) {
+    mod = await compileVariant(useSimd, module);
+    // A precompiled module says what it is by its exports' behaviour; SIMD if it needs it.
+    useSimd = WebAssembly.Module.imports(mod).length >= 0 && useSimd;
+  } else {
+    mod = await compileVariant(useSimd);
+  }
+  let inst;
+  const imports = { wasi_snapshot_preview1: wasiStubs(() => inst.exports.memory) };
+  inst = await WebAssembly.instantiate(mod, imports);
+  return new Embd(inst, useSimd);
+}
+
+/** Loads the default instance once (later calls return it). */
+export async function init(opts = {}) {
+  if (!current || opts.module || opts.simd !== undefined) current = await load(opts);
+  return current;
+}
+function cur() {
+  if (!current) throw new Error('embd: call `await init()` first');
+  return current;
+}
+
+export const encodeEmbedding = (v, flags, opts) => cur().encodeEmbedding(v, flags, opts);
+export const decodeEmbedding = (buf) => cur().decodeEmbedding(buf);
+export const decodeBatch = (buf) => cur().decodeBatch(buf);
+export const encodeBatch = (vs, flags, opts) => cur().encodeBatch(vs, flags, opts);
+/** Node Buffers from a pool: the bytes at their own offset (no .buffer mistakes). */
+export const decodeEmbeddingFromBuffer = (b) => cur().decodeEmbedding(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+export const decodeBatchFromBuffer = (b) => cur().decodeBatch(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+export const decodeOpenAI = (body, opts) => cur().decodeOpenAI(body, opts);
+export const decodeBase64Embedding = (s, opts) => cur().decodeBase64Embedding(s, opts);
+export const crc32 = (data, crc) => cur().crc32(data, crc);
+export const base64Decode = (s, opts) => cur().base64Decode(s, opts);
+export const base64Encode = (d, opts) => cur().base64Encode(d, opts);
+export const toFloat32 = (bytes, dtype, byteOrder) => cur().toF32(bytes, dtype, byteOrder);
+export const fromFloat32 = (v, dtype, byteOrder) => cur().fromF32(v, dtype, byteOrder);
+export const kernels = {
+  crc32, base64Decode, base64Encode, toFloat32, fromFloat32,
+  setIsa: (spec) => cur().setIsa(spec),
+  active: (k) => cur().activeImpl(k),
+  get simd() { return cur().simd; },
+};
+export const KERNEL = { CRC32: 0, BSWAP32: 1, BASE64_DECODE: 2, BASE64_ENCODE: 3, CONVERT: 4, CONVERT_ENCODE: 5 };
+
+export { decodeStream, MLEmbedClient } from './stream.js';

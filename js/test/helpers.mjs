@@ -1,0 +1,61 @@
+// Shared by the tests: the two modules, and oracles written from the formats' definitions
+// (DataView reads), never from embd.
+import { load } from '../src/embd.js';
+
+export const simd = await load({ simd: true });
+export const scalar = await load({ simd: false });
+
+export function bitsOf(f32) { return new Uint32Array(f32.buffer, f32.byteOffset, f32.length); }
+export function sameBits(a, b) {
+  if (a.length !== b.length) return `length ${a.length} vs ${b.length}`;
+  const x = bitsOf(a), y = bitsOf(b);
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return `element ${i}: 0x${x[i].toString(16)} vs 0x${y[i].toString(16)}`;
+  return null;
+}
+export function f32FromBits(bits) { const f = new Float32Array(bits.length); new Uint32Array(f.buffer).set(bits); return f; }
+
+export function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s; };
+}
+export function randomBytes(n, seed) { const r = rng(seed); const u = new Uint8Array(n); for (let i = 0; i < n; i++) u[i] = r() & 0xff; return u; }
+
+// float32 bits of one element of each dtype, from its definition.
+function f16bits(h) {
+  const s = (h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  if (e === 0x1f) return (s | 0x7f800000 | (m << 13) | (m ? 0x400000 : 0)) >>> 0; // NaNs quieted
+  const dv = new DataView(new ArrayBuffer(4));
+  if (e === 0) { dv.setFloat32(0, (s ? -1 : 1) * m * 2 ** -24); return dv.getUint32(0); }
+  return (s | ((e + 112) << 23) | (m << 13)) >>> 0;
+}
+function e4m3(b) {
+  const s = b & 0x80 ? -1 : 1, e = (b >> 3) & 0xf, m = b & 7;
+  if (e === 15 && m === 7) return { bits: (b & 0x80 ? 0xffc00000 : 0x7fc00000) >>> 0 };
+  return s * (e === 0 ? m * 2 ** -9 : (1 + m / 8) * 2 ** (e - 7));
+}
+function e5m2(b) { return f16bits(b << 8); }
+/** The oracle: DataView reads of `bytes` as `dtype` in `order` -> Float32Array. */
+export function oracleToF32(bytes, dtype, order = 'little') {
+  const le = order === 'little';
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = [];
+  const pushBits = (b) => out.push({ bits: b >>> 0 });
+  const pushNum = (x) => out.push({ num: x });
+  switch (dtype) {
+    case 'f32': for (let i = 0; i + 4 <= bytes.length; i += 4) pushBits(dv.getUint32(i, le)); break;
+    case 'f16': for (let i = 0; i + 2 <= bytes.length; i += 2) pushBits(f16bits(dv.getUint16(i, le))); break;
+    case 'bf16': for (let i = 0; i + 2 <= bytes.length; i += 2) pushBits(dv.getUint16(i, le) << 16); break;
+    case 'fp8_e4m3': for (let i = 0; i < bytes.length; i++) { const x = e4m3(dv.getUint8(i)); if (typeof x === 'object') pushBits(x.bits); else pushNum(x); } break;
+    case 'fp8_e5m2': for (let i = 0; i < bytes.length; i++) pushBits(e5m2(dv.getUint8(i))); break;
+    case 'int8': for (let i = 0; i < bytes.length; i++) pushNum(dv.getInt8(i)); break;
+    case 'uint8': for (let i = 0; i < bytes.length; i++) pushNum(dv.getUint8(i)); break;
+    // Cohere's signed form: the packed byte XOR 0x80 (int8 "offset binary").
+    case 'binary': for (let i = 0; i < bytes.length; i++) for (let k = 7; k >= 0; k--) pushNum(((dv.getUint8(i) ^ 0x80) >> k) & 1 ? 1 : -1); break;
+    case 'ubinary': for (let i = 0; i < bytes.length; i++) for (let k = 7; k >= 0; k--) pushNum((dv.getUint8(i) >> k) & 1); break;
+    default: throw new Error(dtype);
+  }
+  const f = new Float32Array(out.length);
+  const u = bitsOf(f);
+  out.forEach((o, i) => { if ('bits' in o) u[i] = o.bits; else f[i] = o.num; });
+  return f;
+}
