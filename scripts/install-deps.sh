@@ -30,6 +30,11 @@ pkgs+=(python3-numpy)
 # LocalCluster example) and psycopg 3 (PgCopyWriter into a real PostgreSQL's COPY).
 # The writers' real-database tests (tests/pg, label pg): a private PostgreSQL 15 cluster.
 pkgs+=(postgresql-15)
+# The JavaScript package (js/, scripts/build-wasm.sh, scripts/test-js.sh): clang-19 and
+# wasm-ld-19 with wasi-libc and libc++ for wasm32 build the WebAssembly modules; Debian's
+# chromium runs the browser test headless.
+pkgs+=(clang-19 lld-19 wasi-libc libc++-19-dev-wasm32 libc++abi-19-dev-wasm32
+  libclang-rt-19-dev-wasm32 chromium)
 pkgs+=(python3-dev python3-venv python3-setuptools python3-pip python3-pytest python3-hypothesis
   python3-ujson python3-msgpack python3-distributed python3-psycopg)
 # embd serve (serve/: embd-serve is built when libmicrohttpd and libcurl are found) and its

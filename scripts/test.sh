@@ -58,6 +58,10 @@ step "release (+ benchmarks built, not run)" build_and_test "$out/release" -DCMA
 step "install: find_package + pkg-config consumers" bash scripts/check-install.sh "$out/release"
 step "python package (pip install ./python offline, pytest, EMBD_PYTHON_LIBEMBD=system)" \
   bash scripts/test-python.sh "$out/release"
+# The JavaScript package (js/): the WebAssembly build, node --test on Node 20 and 24, npm
+# pack + a TypeScript consumer, headless Chromium, golden files against the release tree.
+step "javascript package (wasm build, node 20 + 24, tsc consumer, chromium)" \
+  bash scripts/test-js.sh "$out/release"
 step "asan+ubsan" build_and_test "$out/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DEMBD_SANITIZE=address,undefined
 # Without the optional parts the kernels are the same code as in the release tree, whose
