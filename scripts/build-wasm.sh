@@ -41,7 +41,9 @@ cflags=(-std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wno-unused-parameter -Wno-pass
 cxxflags=(-std=c++17 -fno-rtti -isystem /usr/include/wasm32-wasi/c++/v1 -Wall -Wextra)
 # wasi-libc lays out the heap after the stack; 1 MiB of stack (the decoders use a few KiB).
 ldflags=(-mexec-model=reactor -Wl,--no-entry -Wl,-z,stack-size=1048576 -Wl,--export-dynamic
-  -Wl,--export=malloc -Wl,--export=free -Wl,--strip-all)
+  -Wl,--export=malloc -Wl,--export=free)
+# Function names stay in the modules with EMBD_WASM_NAMES=1 (profiles: node --cpu-prof).
+[[ ${EMBD_WASM_NAMES:-0} == 1 ]] || ldflags+=(-Wl,--strip-all)
 
 cd "$root"
 build() { # variant extra-flags...
