@@ -258,6 +258,7 @@ int cmd_decode(int argc, char **argv) {
     }
   }
   if (cli_format_opts_check(to, &fo)) return CLI_EUSAGE;
+  if (fo.pg_key) return cli_usage("--pg-id custom is for embd openai over batch output files (a custom_id each)");
   if (argc - optind > 1) return cli_usage("one INPUT at most (got %d)", argc - optind);
   cli_in in;
   int rc = cli_in_open(&in, optind < argc ? argv[optind] : "-");

@@ -228,9 +228,12 @@ int cmd_openai(int argc, char **argv) {
       return openai_batch(&ba);
     }
   }
-  if (ids || failed) {
+  if (ids || failed || fo.pg_key) {
     if (have_first) cli_in_close(&first);
     free(meta);
+    if (fo.pg_key)
+      return cli_usage("--pg-id custom is for batch output files (JSON Lines with a \"custom_id\" each; "
+                       "--batch to insist): %s is a response body", cli_esc(files[0]));
     return cli_usage("--ids and --failed are for batch output files (JSON Lines with a \"custom_id\" "
                      "each; --batch to insist): %s is a response body", cli_esc(files[0]));
   }

@@ -241,7 +241,7 @@ static int pgcopy_begin(cli_sink *s) {
   embd_pgcopy_options po;
   memset(&po, 0, sizeof po);
   po.type = s->o.pg_type;
-  po.columns = s->o.pg_id ? EMBD_PGCOPY_ID : 0;
+  po.columns = s->o.pg_key ? EMBD_PGCOPY_KEY : s->o.pg_id ? EMBD_PGCOPY_ID : 0;
   po.flags = s->o.pg_finite ? EMBD_PGCOPY_FINITE : 0;
   po.first_id = s->o.pg_first_id;
   if (embd_pgcopy_init(&s->pg, &po)) {
@@ -259,10 +259,19 @@ static int pgcopy_row(cli_sink *s, const float *v, const void *raw, embd_dtype d
   (void)raw, (void)dt;
   embd_error err;
   size_t need, n;
+  embd_pgcopy_keys keys, *kp = NULL;
+  if (s->o.pg_key) { /* --pg-id custom: the row's custom_id and index (cli_sink.row_key) */
+    memset(&keys, 0, sizeof keys);
+    keys.key = s->row_key;
+    keys.key_len = s->row_key_len;
+    keys.first_index = s->row_index;
+    kp = &keys;
+  }
   embd_result r = embd_pgcopy_rows_size(&s->pg, v, 1, dims, &need);
+  if (r == EMBD_OK) need += s->o.pg_key ? s->row_key_len : 0; /* sizes leave the key's text out */
   if (r == EMBD_OK && grow(&s->scratch, &s->scratch_cap, need + 1)) return oom();
   /* a size the writer refuses (dims): the write call names it */
-  r = embd_pgcopy_write_f32(&s->pg, v, 1, dims, NULL, s->scratch, r ? 0 : need, &n, &err);
+  r = embd_pgcopy_write_f32(&s->pg, v, 1, dims, kp, s->scratch, r ? 0 : need, &n, &err);
   if (r) return writer_error(what, r, &err);
   return cli_sink_put(s, s->scratch, n);
 }
@@ -277,7 +286,7 @@ static int pgcopy_finish(cli_sink *s) {
 /* A row's field count and no field: PostgreSQL stops with "unexpected EOF in COPY data"
  * and the COPY loads nothing (a cut on a row boundary would load the rows before it). */
 static int pgcopy_poison(cli_sink *s) {
-  const uint16_t fields = s->o.pg_id ? 2 : 1;
+  const uint16_t fields = s->o.pg_key ? 3 : s->o.pg_id ? 2 : 1;
   const uint8_t b[2] = {(uint8_t)(fields >> 8), (uint8_t)fields};
   return cli_sink_put(s, b, 2);
 }
@@ -421,9 +430,15 @@ int cli_format_opt(int c, const char *arg, cli_fmt_opts *o) {
                        cli_esc(arg));
     }
     case 0x101:
-      if (parse_i64(arg, &o->pg_first_id))
-        return cli_usage("--pg-id: '%s' is not a bigint (the first row's id)", cli_esc(arg));
-      o->pg_id = 1;
+      if (!strcmp(arg, "custom")) { /* batch files: custom_id text, index int4 */
+        o->pg_key = 1;
+        o->pg_id = 0;
+      } else if (parse_i64(arg, &o->pg_first_id)) {
+        return cli_usage("--pg-id: '%s' is not a bigint (the first row's id) or custom", cli_esc(arg));
+      } else {
+        o->pg_id = 1;
+        o->pg_key = 0;
+      }
       o->given |= GIVEN(CLI_FMT_PGCOPY);
       return 1;
     case 0x102: o->pg_finite = 1, o->given |= GIVEN(CLI_FMT_PGCOPY); return 1;

@@ -65,6 +65,8 @@ typedef struct cli_fmt_opts {
   embd_frame_encode_options enc; /* embd: -z, -l, -c; enc.dtype for float rows */
   embd_pg_type pg_type;          /* --pg-type (default vector) */
   int pg_id;                     /* --pg-id START given: a bigint id column first */
+  int pg_key;                    /* --pg-id custom: custom_id text and index int4 first
+                                    (batch files; the rows' cli_sink.row_key) */
   int64_t pg_first_id;
   int pg_finite;                 /* --pg-finite: float4[] and bytea refuse NaN/infinity */
   const char *es_index, *es_field; /* --es-index (required), --es-field (default embedding) */
@@ -116,6 +118,7 @@ int cli_format_opts_check(cli_fmt to, const cli_fmt_opts *o);
   "                     (zeros dropped), bit (bit j = value > 0; bit(n) and pgvector),\n"    \
   "                     float4[] (real[]), bytea (the float32 little-endian bytes)\n"        \
   "      --pg-id START  a bigint id column first, START for the first row, + 1 each\n"       \
+  "      --pg-id custom batch files: custom_id (text) and index (int4) columns first\n"     \
   "      --pg-finite    float4[] and bytea refuse NaN and infinities too\n"                  \
   "                     (vector, halfvec, sparsevec always do; halfvec also |x| >= 65520)\n" \
   "  --to es-bulk: Elasticsearch/OpenSearch _bulk lines (index action, then the document)\n" \
@@ -153,6 +156,9 @@ struct cli_sink {
   embd_dtype dtype;    /* of the first row (npy/raw: all rows) */
   uint64_t nonfinite;  /* JSON: values written as null */
   embd_pgcopy pg;      /* pgcopy's writer */
+  const char *row_key; /* --pg-id custom: the next row's custom_id (row_key_len bytes) and */
+  size_t row_key_len;  /* data[].index, set by the command before each row */
+  int64_t row_index;
   embd_bulk_options bulk;
   uint8_t *scratch;
   size_t scratch_cap;

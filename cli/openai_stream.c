@@ -13,6 +13,7 @@ int openai_rows(cli_sink *sink, const embd_openai_embeddings *e, int keep, uint8
   int rc = CLI_OK;
   for (size_t i = 0; i < e->count && !rc; i++) {
     snprintf(what, sizeof what, "%svector %zu", where, i);
+    sink->row_index = (int64_t)i; /* --pg-id custom: the row's data[].index */
     if (!keep) {
       rc = cli_sink_row(sink, e->values + i * e->dims, (uint32_t)e->dims, what);
       continue;
@@ -260,6 +261,8 @@ static int on_vectors(batch_run *b, const embd_openai_embeddings *e, const embd_
   }
   char where[300];
   snprintf(where, sizeof where, "%s line %lu ", file_label(b, f), line);
+  b->sink.row_key = info->custom_id; /* --pg-id custom */
+  b->sink.row_key_len = info->custom_id_len;
   int rc = openai_rows(&b->sink, e, a->keep, le, where);
   if (rc) return rc;
   b->vectors += e->count;

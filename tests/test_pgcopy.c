@@ -274,6 +274,75 @@ static void test_null_and_ids(void **state) {
   assert_int_equal(n, 0);
 }
 
+/* EMBD_PGCOPY_KEY: a text key and an int4 index before the vector (after the id), the
+ * bytes spelled out here from PostgreSQL's binary COPY format (int16 field count; each
+ * field an int32 length then the data, big-endian). */
+static void test_key_columns(void **state) {
+  (void)state;
+  embd_pgcopy w;
+  embd_pgcopy_options o = {0};
+  o.type = EMBD_PG_VECTOR, o.columns = EMBD_PGCOPY_KEY;
+  OK(embd_pgcopy_init(&w, &o));
+  const float v[4] = {1, 2, 3, 4};
+  embd_pgcopy_keys k = {0};
+  k.key = "d\t\xc3\xa9";
+  k.key_len = 4;
+  k.first_index = 7;
+  static const uint8_t want[] = {
+      0, 3,                                    /* three fields */
+      0, 0, 0, 4, 'd', '\t', 0xc3, 0xa9,       /* text "d\té" */
+      0, 0, 0, 4, 0, 0, 0, 7,                  /* int4 7 */
+      0, 0, 0, 12, 0, 2, 0, 0, 0x3f, 0x80, 0, 0, 0x40, 0, 0, 0, /* vector [1, 2] */
+      0, 3,
+      0, 0, 0, 4, 'd', '\t', 0xc3, 0xa9,
+      0, 0, 0, 4, 0, 0, 0, 8,                  /* int4 8 */
+      0, 0, 0, 12, 0, 2, 0, 0, 0x40, 0x40, 0, 0, 0x40, 0x80, 0, 0};
+  uint8_t b[256];
+  size_t n, size;
+  embd_error err;
+  /* the size functions leave the key's text out: + key_len a row */
+  OK(embd_pgcopy_rows_size(&w, v, 2, 2, &size));
+  assert_int_equal(size + 2 * 4, sizeof want);
+  assert_int_equal(embd_pgcopy_write_f32(&w, v, 2, 2, &k, b, sizeof want - 1, &n, &err), EMBD_ERR_OUTPUT_TOO_SMALL);
+  assert_int_equal(n, sizeof want);
+  OK(embd_pgcopy_write_f32(&w, v, 2, 2, &k, b, sizeof b, &n, &err));
+  assert_int_equal(n, sizeof want);
+  assert_memory_equal(b, want, sizeof want);
+  /* with the id too: id first; NULL row; an empty key */
+  o.columns = EMBD_PGCOPY_ID | EMBD_PGCOPY_KEY, o.first_id = 5;
+  OK(embd_pgcopy_init(&w, &o));
+  k.key_len = 0;
+  k.first_index = -1;
+  OK(embd_pgcopy_write_null(&w, &k, b, sizeof b, &n, &err));
+  static const uint8_t wnull[] = {0, 4, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0,
+                                  0, 0, 0, 4, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+  assert_int_equal(n, sizeof wnull);
+  assert_memory_equal(b, wnull, sizeof wnull);
+  /* refused: no keys, a NUL in the key, an index past int4; nothing written */
+  assert_int_equal(embd_pgcopy_write_f32(&w, v, 1, 2, NULL, b, sizeof b, &n, &err), EMBD_ERR_INVALID_ARGUMENT);
+  k.key = "a\0b";
+  k.key_len = 3;
+  k.first_index = 0;
+  memset(b, CANARY, sizeof b);
+  assert_int_equal(embd_pgcopy_write_f32(&w, v, 1, 2, &k, b, sizeof b, &n, &err), EMBD_ERR_VECTOR_VALUE);
+  assert_int_equal(err.offset, 1);
+  assert_non_null(strstr(err.message, "NUL"));
+  assert_int_equal(n, 0);
+  assert_int_equal(b[0], CANARY);
+  k.key = "ab";
+  k.key_len = 2;
+  k.first_index = INT32_MAX;
+  assert_int_equal(embd_pgcopy_write_f32(&w, v, 2, 1, &k, b, sizeof b, &n, &err), EMBD_ERR_VECTOR_VALUE);
+  assert_non_null(strstr(err.message, "int4"));
+  OK(embd_pgcopy_write_f32(&w, v, 1, 1, &k, b, sizeof b, &n, &err));
+  assert_int_equal(rd32(b + 2 + 12 + 4 + 2 + 4), 0x7fffffffu);
+  k.first_index = (int64_t)INT32_MIN - 1;
+  assert_int_equal(embd_pgcopy_write_f32(&w, v, 1, 1, &k, b, sizeof b, &n, &err), EMBD_ERR_VECTOR_VALUE);
+  k.first_index = 0;
+  k.key = NULL; /* a length without its bytes */
+  assert_int_equal(embd_pgcopy_write_f32(&w, v, 1, 1, &k, b, sizeof b, &n, &err), EMBD_ERR_INVALID_ARGUMENT);
+}
+
 /* One refused row: code, offset, message parts; the rows before it complete, nothing of it
  * in the buffer (canary), w->rows counts the rows before. */
 static void expect_refused(embd_pg_type t, unsigned flags, const float *v, size_t count, size_t dims,
@@ -476,7 +545,7 @@ static void test_arguments(void **state) {
   o.type = EMBD_PG_TYPE_COUNT_;
   assert_int_equal(embd_pgcopy_init(&w, &o), EMBD_ERR_INVALID_ARGUMENT);
   o.type = EMBD_PG_VECTOR;
-  o.columns = 2; /* kept for custom_id + index: not yet */
+  o.columns = 4; /* an unknown column bit */
   assert_int_equal(embd_pgcopy_init(&w, &o), EMBD_ERR_INVALID_ARGUMENT);
   o.columns = 0;
   o.flags = 2;
@@ -661,7 +730,7 @@ int main(void) {
       cmocka_unit_test(test_bytea_golden),     cmocka_unit_test(test_null_and_ids),
       cmocka_unit_test(test_refused_values),   cmocka_unit_test(test_dims_errors),
       cmocka_unit_test(test_sparse_errors),    cmocka_unit_test(test_arguments),
-      cmocka_unit_test(test_random_parse_back),
+      cmocka_unit_test(test_random_parse_back), cmocka_unit_test(test_key_columns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,10 +92,12 @@ typedef enum embd_pg_type {
 } embd_pg_type;
 
 /* options.columns: the columns before the vector, in this order. */
-#define EMBD_PGCOPY_ID 1u /* a bigint id */
-/* Bit 2 (1u << 1) is kept for a text custom_id + int4 index pair (the batch-file rows): it
- * will take embd_pgcopy_keys' reserved_ptr_[0] for its per-row values; until then it is
- * EMBD_ERR_INVALID_ARGUMENT like every unknown bit. */
+#define EMBD_PGCOPY_ID 1u  /* a bigint id */
+#define EMBD_PGCOPY_KEY 2u /* a text key and an int4 index (a batch file's custom_id and the
+                              row's data[].index): keys->key, key_len and first_index give
+                              them (below); required with this bit. The size functions
+                              count these two fields without the key's text: add key_len
+                              bytes to each row. */
 
 /* options.flags */
 #define EMBD_PGCOPY_FINITE 1u /* refuse NaN and infinities for float4[] and bytea too (a
@@ -113,11 +115,17 @@ typedef struct embd_pgcopy_options {
 } embd_pgcopy_options;
 
 /* Per-call values of the leading columns. NULL, or ids NULL: row r of the stream (w->rows
- * when it is written) gets id options.first_id + r. */
+ * when it is written) gets id options.first_id + r. With EMBD_PGCOPY_KEY every row of the
+ * call gets the text key[0 .. key_len) (UTF-8 as the server's encoding wants it; a NUL
+ * byte, which PostgreSQL text cannot hold, is EMBD_ERR_VECTOR_VALUE) and row i the index
+ * first_index + i (an int4: beyond INT32_MAX is EMBD_ERR_VECTOR_VALUE). */
 typedef struct embd_pgcopy_keys {
   const int64_t *ids; /* one per row of the call */
-  uint64_t reserved_[4];     /* must be zero */
-  void *reserved_ptr_[2];
+  uint64_t key_len;      /* 0.3: the EMBD_PGCOPY_KEY text's bytes (was reserved_[0]) */
+  int64_t first_index;   /* 0.3: the index of the call's first row (was reserved_[1]) */
+  uint64_t reserved_[2]; /* must be zero */
+  const char *key;       /* 0.3: the EMBD_PGCOPY_KEY text (was reserved_ptr_[0]) */
+  void *reserved_ptr_[1];
 } embd_pgcopy_keys;
 
 /* One COPY stream's writer: caller-owned, no allocation, nothing to free. */

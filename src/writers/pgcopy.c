@@ -65,7 +65,7 @@ static const char *ftext(char *buf, size_t cap, float x) {
 /* ---- options and sizes -------------------------------------------------------------- */
 
 static int opt_ok(const embd_pgcopy_options *o) {
-  return (unsigned)o->type < EMBD_PG_TYPE_COUNT_ && !(o->columns & ~EMBD_PGCOPY_ID) &&
+  return (unsigned)o->type < EMBD_PG_TYPE_COUNT_ && !(o->columns & ~(EMBD_PGCOPY_ID | EMBD_PGCOPY_KEY)) &&
          !(o->flags & ~EMBD_PGCOPY_FINITE) && EMBD_RESERVED_OK(o);
 }
 
@@ -80,9 +80,13 @@ embd_result embd_pgcopy_init(embd_pgcopy *w, const embd_pgcopy_options *opt) {
   return EMBD_OK;
 }
 
-/* Bytes before the vector field's data: field count, the id field, the vector's length. */
+/* Bytes before the vector field's data: field count, the id field, the key's length and
+ * the index field (the key's text is the caller's: key_len), the vector's length. */
 static uint64_t prefix_bytes(const embd_pgcopy *w) {
-  return 2 + ((w->opt.columns & EMBD_PGCOPY_ID) ? 12 : 0) + 4;
+  return 2 + ((w->opt.columns & EMBD_PGCOPY_ID) ? 12 : 0) + ((w->opt.columns & EMBD_PGCOPY_KEY) ? 12 : 0) + 4;
+}
+static uint64_t key_bytes(const embd_pgcopy *w, const embd_pgcopy_keys *keys) {
+  return (w->opt.columns & EMBD_PGCOPY_KEY) && keys ? keys->key_len : 0;
 }
 
 /* The vector field's length for dims (nnz: sparsevec's stored elements). dims is at most
@@ -220,6 +224,25 @@ static embd_result args_ok(const embd_pgcopy *w, const embd_pgcopy_keys *keys, c
   *written = 0;
   if (!w || !opt_ok(&w->opt) || (!out && cap)) return EMBD_ERR_INVALID_ARGUMENT;
   if (keys && !EMBD_RESERVED_OK(keys)) return EMBD_ERR_INVALID_ARGUMENT;
+  if ((w->opt.columns & EMBD_PGCOPY_KEY) &&
+      (!keys || (!keys->key && keys->key_len) || keys->key_len > PG_MAX_FIELD))
+    return EMBD_ERR_INVALID_ARGUMENT;
+  return EMBD_OK;
+}
+
+/* The key and the indexes of count rows: what PostgreSQL's text and int4 take. */
+static embd_result check_key(const embd_pgcopy *w, const embd_pgcopy_keys *keys, size_t count,
+                             embd_error *err) {
+  if (!(w->opt.columns & EMBD_PGCOPY_KEY)) return EMBD_OK;
+  const char *nul = keys->key_len ? memchr(keys->key, 0, (size_t)keys->key_len) : NULL;
+  if (nul)
+    return embd_fail(err, EMBD_ERR_VECTOR_VALUE, (uint64_t)(nul - keys->key),
+                     "row %llu: the key holds a NUL byte at %zu (PostgreSQL text cannot)",
+                     (unsigned long long)w->rows, (size_t)(nul - keys->key));
+  if (count && (keys->first_index < INT32_MIN || keys->first_index > INT32_MAX ||
+                (uint64_t)(count - 1) > (uint64_t)((int64_t)INT32_MAX - keys->first_index)))
+    return embd_fail(err, EMBD_ERR_VECTOR_VALUE, 0, "row %llu: index %lld .. + %zu does not fit int4",
+                     (unsigned long long)w->rows, (long long)keys->first_index, count - 1);
   return EMBD_OK;
 }
 
@@ -227,8 +250,9 @@ static embd_result args_ok(const embd_pgcopy *w, const embd_pgcopy_keys *keys, c
 static size_t put_prefix(const embd_pgcopy *w, uint8_t *o, const embd_pgcopy_keys *keys, size_t i,
                          int64_t field_len) {
   const int id = (w->opt.columns & EMBD_PGCOPY_ID) != 0;
+  const int key = (w->opt.columns & EMBD_PGCOPY_KEY) != 0;
   size_t k = 0;
-  wr16be(o, (uint16_t)(1 + id));
+  wr16be(o, (uint16_t)(1 + id + 2 * key));
   k += 2;
   if (id) {
     const uint64_t v = keys && keys->ids ? (uint64_t)keys->ids[i]
@@ -236,6 +260,15 @@ static size_t put_prefix(const embd_pgcopy *w, uint8_t *o, const embd_pgcopy_key
     wr32be(o + k, 8);
     wr64be(o + k + 4, v);
     k += 12;
+  }
+  if (key) { /* args_ok made sure keys is there; check_key the values */
+    const size_t n = (size_t)keys->key_len;
+    wr32be(o + k, (uint32_t)n);
+    if (n) memcpy(o + k + 4, keys->key, n);
+    k += 4 + n;
+    wr32be(o + k, 4);
+    wr32be(o + k + 4, (uint32_t)(int32_t)(keys->first_index + (int64_t)i));
+    k += 8;
   }
   wr32be(o + k, (uint32_t)field_len);
   return k + 4;
@@ -346,9 +379,12 @@ embd_result embd_pgcopy_write_f32(embd_pgcopy *w, const float *v, size_t count, 
   if (count && dims > SIZE_MAX / count)
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "count x dims overflows size_t");
   if (count && (r = check_dims(w, w->rows, dims, 0, 0, err)) != EMBD_OK) return r;
+  if ((r = check_key(w, keys, count, err)) != EMBD_OK) return r;
   uint64_t total;
-  if ((r = call_size(w, v, count, dims, &total)) != EMBD_OK)
-    return embd_fail(err, r, 0, "the rows' size overflows size_t");
+  if ((r = call_size(w, v, count, dims, &total)) != EMBD_OK ||
+      (count && key_bytes(w, keys) > (SIZE_MAX - total) / count))
+    return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "the rows' size overflows size_t");
+  total += key_bytes(w, keys) * count;
   if (total > cap) {
     *written = (size_t)total;
     return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 0, "%llu bytes needed, %zu given",
@@ -383,8 +419,9 @@ embd_result embd_pgcopy_write_sparse(embd_pgcopy *w, size_t dims, const uint32_t
                      type_names[w->opt.type]);
   if (nnz && (!indices || !values)) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL input");
   if ((r = check_dims(w, w->rows, dims, nnz, 1, err)) != EMBD_OK) return r;
+  if ((r = check_key(w, keys, 1, err)) != EMBD_OK) return r;
   const uint64_t fb = field_bytes(EMBD_PG_SPARSEVEC, dims, nnz);
-  const uint64_t total = prefix_bytes(w) + fb;
+  const uint64_t total = prefix_bytes(w) + key_bytes(w, keys) + fb;
   if (total > cap) {
     *written = (size_t)total;
     return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 0, "%llu bytes needed, %zu given",
@@ -442,7 +479,8 @@ embd_result embd_pgcopy_write_bits(embd_pgcopy *w, const uint8_t *bits, size_t c
   if (count && dims && !bits) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL bits");
   if (count && (r = check_dims(w, w->rows, dims, 0, 0, err)) != EMBD_OK) return r;
   const size_t nb = dims / 8 + (dims % 8 != 0);
-  const uint64_t row = prefix_bytes(w) + field_bytes(EMBD_PG_BIT, dims, 0);
+  if ((r = check_key(w, keys, count, err)) != EMBD_OK) return r;
+  const uint64_t row = prefix_bytes(w) + key_bytes(w, keys) + field_bytes(EMBD_PG_BIT, dims, 0);
   if (count && row > SIZE_MAX / count)
     return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "the rows' size overflows size_t");
   const uint64_t total = row * count;
@@ -472,7 +510,8 @@ embd_result embd_pgcopy_write_null(embd_pgcopy *w, const embd_pgcopy_keys *keys,
                                    size_t cap, size_t *written, embd_error *err) {
   embd_result r = args_ok(w, keys, out, cap, written);
   if (r != EMBD_OK) return embd_fail(err, r, 0, "invalid argument");
-  const size_t n = (size_t)prefix_bytes(w);
+  if ((r = check_key(w, keys, 1, err)) != EMBD_OK) return r;
+  const size_t n = (size_t)(prefix_bytes(w) + key_bytes(w, keys));
   if (cap < n) {
     *written = n;
     return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 0, "%zu bytes needed, %zu given", n, cap);

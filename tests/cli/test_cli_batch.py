@@ -220,6 +220,17 @@ def t_values():
     # npy into a pipe: the count comes last, so it says so (and writes nothing)
     rc, out, err = run(["openai", "--to", "npy"], stdin=text.encode())
     check(rc != 0 and out == b"" and "seekable output" in err, "npy to a pipe: exit %d %r %s" % (rc, out[:40], err))
+    # --pg-id custom: each row's custom_id (text) and index (int4) before the vector, the
+    # bytes spelled out from PostgreSQL's binary COPY format
+    rc, out, err = run(["openai", "--to", "pgcopy", "--pg-type", "bytea", "--pg-id", "custom"], stdin=text.encode())
+    want = b"PGCOPY\n\xff\r\n\x00" + b"\x00" * 8
+    for k, (cid, r) in enumerate([("a", 0), ("a", 1), ("b", 0), ("b", 1), ("b", 2)]):
+        want += (b"\x00\x03" + len(cid).to_bytes(4, "big") + cid.encode() + b"\x00\x00\x00\x04" +
+                 r.to_bytes(4, "big") + (32).to_bytes(4, "big") + rows[k].astype("<f4").tobytes())
+    want += b"\xff\xff"
+    check(rc == 0 and out == want, "--pg-id custom: exit %d %s %r" % (rc, err, out[:80]))
+    rc, _, err = run(["openai", "--to", "pgcopy", "--pg-id", "custom"], stdin=json.dumps(response_body(rows)).encode())
+    check(rc == 2 and "batch output files" in err, "--pg-id custom on a body: exit %d %s" % (rc, err))
     # --dims
     rc, _, err = run(["openai", "--dims", "9", "--to", "raw"], stdin=text.encode())
     check(rc == 1 and "--dims is 9" in err and '"a"' in err, "--dims mismatch: exit %d %s" % (rc, err))

@@ -213,9 +213,21 @@ def main():
               "batch ids through COPY: %r" % [(r[0], r[1]) for r in rows])
         check(len(rows) == len(vb) and all(np.array_equal(rows[i][2], vb[i].view(np.uint32)) for i in range(len(vb))),
               "batch vectors through COPY differ from numpy's bits")
+        # --pg-id custom: custom_id (text) and index (int4) as the leading columns
+        c.psql("CREATE TABLE keyed (custom_id text, idx int, embedding real[])")
+        e1, err1, e2, err2 = pipe(c, ["openai", bf, "--to", "pgcopy", "--pg-type", "float4[]", "--pg-id", "custom"],
+                                  "COPY keyed FROM STDIN (FORMAT binary)")
+        check(e1 == 0 and e2 == 0, "--pg-id custom | psql: %s %s" % (err1, err2))
+        raw = c.psql("COPY (SELECT custom_id, idx, embedding FROM keyed) TO STDOUT (FORMAT binary)").stdout
+        rows = parse_copy_binary(raw, lambda k, b: b.decode() if k == 0 else
+                                 struct.unpack(">i", b)[0] if k == 1 else array_recv(b))
+        check([(r[0], r[1]) for r in rows] == [(cid, i) for cid in cids for i in (0, 1)],
+              "--pg-id custom keys: %r" % [(r[0], r[1]) for r in rows])
+        check(len(rows) == len(vb) and all(np.array_equal(rows[i][2], vb[i].view(np.uint32)) for i in range(len(vb))),
+              "--pg-id custom vectors differ from numpy's bits")
         print("test_cli_pg: %d checks passed: embd openai/decode --to pgcopy | psql COPY for float4[], bytea "
               "and bit(%d), 40 rows of special float32 each, with and without --pg-id, bit for bit against "
-              "numpy; refused rows load nothing; a batch file's vectors and --ids joined back (%.1f s)" % (CHECKS, dims, time.monotonic() - t0))
+              "numpy; refused rows load nothing; a batch file's vectors and --ids joined back, and --pg-id custom (%.1f s)" % (CHECKS, dims, time.monotonic() - t0))
     finally:
         c.stop()
         import shutil
