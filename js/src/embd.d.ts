@@ -6,6 +6,19 @@ export type Bytes = ArrayBuffer | ArrayBufferView;
 
 export declare const DTYPES: readonly Dtype[];
 
+/** Codec session frame types. */
+export declare const FRAME: { HELLO: 0; READY: 1; TOKENS: 2; EOS: 3; ERROR: 4; LATENT_HEADER: 5; LATENTS: 6 };
+export interface CodecFrame {
+  /** the type byte (0x07 and up: a newer type, handed over opaque) */
+  type: number;
+  typeName: string;
+  /** byte offset of the frame's type byte */
+  offset: number;
+  payload: Uint8Array;
+  /** TOKENS frames from decodeFrameStream: the ids */
+  ids?: Uint32Array;
+}
+
 export declare class EmbeddingCodecError extends Error {
   constructor(message: string, code?: string, offset?: number, result?: number);
   /** The C library's result name without EMBD_ERR_: 'FRAME_HEADER_CRC', 'BASE64_CHAR', ... */
@@ -63,6 +76,10 @@ export declare class Embd {
   encodeBatch(vectors: (Float32Array | number[])[], flags?: number, options?: EncodeOptions): ArrayBuffer;
   decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
   decodeBase64Embedding(s: string | Bytes, options?: { dtype?: Dtype; byteOrder?: ByteOrder }): Float32Array;
+  encodeFrame(type: number, payload?: Bytes | string): Uint8Array;
+  encodeTokens(ids: Uint32Array | number[]): Uint8Array;
+  decodeFrames(buf: Bytes): CodecFrame[];
+  decodeTokens(frame: Bytes): Uint32Array;
   crc32(data: Bytes, crc?: number): number;
   base64Decode(s: string | Bytes, options?: Base64Options): Uint8Array;
   base64Encode(data: Bytes, options?: Base64Options): string;
@@ -85,6 +102,10 @@ export declare function decodeEmbeddingFromBuffer(buf: Uint8Array): DecodeResult
 export declare function decodeBatchFromBuffer(buf: Uint8Array): Generator<DecodeResult, void, unknown>;
 export declare function decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
 export declare function decodeBase64Embedding(s: string | Bytes, options?: { dtype?: Dtype; byteOrder?: ByteOrder }): Float32Array;
+export declare function encodeFrame(type: number, payload?: Bytes | string): Uint8Array;
+export declare function encodeTokens(ids: Uint32Array | number[]): Uint8Array;
+export declare function decodeFrames(buf: Bytes): CodecFrame[];
+export declare function decodeTokens(frame: Bytes): Uint32Array;
 export declare function crc32(data: Bytes, crc?: number): number;
 export declare function base64Decode(s: string | Bytes, options?: Base64Options): Uint8Array;
 export declare function base64Encode(data: Bytes, options?: Base64Options): string;
@@ -105,6 +126,8 @@ export declare const kernels: {
 
 export type ChunkSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array | ArrayBuffer> | Iterable<Uint8Array | ArrayBuffer>;
 export declare function decodeStream(source: ChunkSource, options?: { batch?: boolean; maxFrameBytes?: number }): AsyncGenerator<DecodeResult, void, unknown>;
+
+export declare function decodeFrameStream(source: ChunkSource, options?: { maxPayload?: number }): AsyncGenerator<CodecFrame, void, unknown>;
 
 export interface EmbedOptions { model?: string; useBinaryCodec?: boolean }
 export declare class MLEmbedClient {

@@ -12,6 +12,9 @@
 const HEADER = 16;
 const MAGIC = 0x454d4244;
 
+/** Codec frame types (embd/codec.h). */
+export const FRAME = { HELLO: 0, READY: 1, TOKENS: 2, EOS: 3, ERROR: 4, LATENT_HEADER: 5, LATENTS: 6 };
+const CODEC_TYPES = ['HELLO', 'READY', 'TOKENS', 'EOS', 'ERROR', 'LATENT_HEADER', 'LATENTS'];
 export const DTYPES = ['f32', 'f16', 'bf16', 'fp8_e4m3', 'fp8_e5m2', 'int8', 'uint8', 'binary', 'ubinary'];
 const DTYPE_ALIASES = { float32: 0, float: 0, float16: 1, half: 1, bfloat16: 2, e4m3: 3, e5m2: 4,
   'fp8-e4m3': 3, 'fp8-e5m2': 4, i8: 5, u8: 6 };
@@ -27,7 +30,10 @@ const RESULT_NAMES = {
   22: 'BATCH_TRAILING', 23: 'STREAM_FRAME_TOO_LARGE', 24: 'BASE64_LENGTH', 25: 'BASE64_CHAR',
   26: 'BASE64_PADDING', 27: 'BASE64_TRAILING_BITS', 28: 'BASE64_F32_LENGTH', 29: 'OPENAI_JSON',
   30: 'OPENAI_SHAPE', 31: 'OPENAI_INDEX', 32: 'OPENAI_DIMS', 33: 'OPENAI_COUNT',
-  34: 'OPENAI_MODEL', 35: 'OUT_OF_MEMORY', 50: 'UNAVAILABLE', 53: 'DTYPE_LENGTH',
+  34: 'OPENAI_MODEL', 35: 'OUT_OF_MEMORY', 37: 'CODEC_UNKNOWN_TYPE', 38: 'CODEC_TOKENS_LENGTH',
+  39: 'CODEC_EOS_PAYLOAD', 40: 'CODEC_UTF8', 41: 'CODEC_FRAME_TOO_LARGE', 42: 'CODEC_TRUNCATED',
+  43: 'CODEC_HANDSHAKE', 44: 'CODEC_NO_TOKENIZER', 45: 'MSGPACK', 46: 'PROTOBUF', 47: 'MAP_SCHEMA',
+  48: 'MAP_HASH', 49: 'UNKNOWN_TOKEN', 50: 'UNAVAILABLE', 53: 'DTYPE_LENGTH',
   54: 'DTYPE_RANGE', 55: 'FRAME_BAD_DTYPE', 56: 'OPENAI_DTYPE',
 };
 
@@ -361,6 +367,63 @@ export class Embd {
     return out.buffer;
   }
 
+  // ---- Codec session frames: [type u8][payload_len u32 BE][payload] ----
+  /** One frame of `type` around `payload` (bytes, or a string for HELLO/READY/ERROR). */
+  encodeFrame(type, payload = new Uint8Array(0)) {
+    const u = typeof payload === 'string' ? ENC.encode(payload) : bytesOf(payload, 'payload');
+    const p = this.alloc(u.length + 5 + u.length + 16);
+    try {
+      this.u8().set(u, p);
+      const o = p + u.length, wp = (o + 5 + u.length + 3) & ~3;
+      const rc = this.x.embd_codec_encode_frame(type >>> 0, p, u.length, o, 5 + u.length, wp);
+      if (rc) throw new EmbeddingCodecError(`cannot encode a frame of type ${type} with ${u.length} payload bytes`, RESULT_NAMES[rc], 0, rc);
+      return this.u8().slice(o, o + 5 + u.length);
+    } finally { this.free(p); }
+  }
+  /** One TOKENS frame of `ids` (Uint32Array or numbers): 5 + 4n bytes, ids big-endian. */
+  encodeTokens(ids) {
+    const v = ids instanceof Uint32Array ? ids : Uint32Array.from(ids);
+    const n = v.length;
+    const p = this.alloc(n * 4 + 5 + n * 4 + 16);
+    try {
+      new Uint32Array(this.x.memory.buffer, p, n).set(v);
+      const o = p + n * 4, wp = (o + 5 + n * 4 + 3) & ~3;
+      const rc = this.x.embd_codec_encode_tokens(p, n, o, 5 + n * 4, wp);
+      if (rc) throw new EmbeddingCodecError(`cannot encode ${n} token ids`, RESULT_NAMES[rc], 0, rc);
+      return this.u8().slice(o, o + 5 + n * 4);
+    } finally { this.free(p); }
+  }
+  /** Every frame of `buf`, checked by the C decoder: [{type, typeName, payload, offset}];
+   * payload is a view into buf. A fault throws with its code and byte offset. */
+  decodeFrames(buf) {
+    const u = bytesOf(buf);
+    const p = this.copyIn(u);
+    const out = [];
+    let pos = 0, index = 0;
+    while (pos < u.length) {
+      const rc = this.x.embd_js_codec_next(p, u.length, pos, index);
+      if (rc) throw this.error(rc);
+      const type = this.out(0), off = this.out(1), len = this.out(2);
+      out.push({ type, typeName: CODEC_TYPES[type] ?? 'unknown', offset: pos, payload: u.subarray(off, off + len) });
+      pos = this.out(3);
+      index = this.out(4);
+    }
+    return out;
+  }
+  /** The ids of one TOKENS frame (the whole frame's bytes) as a Uint32Array. */
+  decodeTokens(frame) {
+    const u = bytesOf(frame);
+    const p = this.copyIn(u);
+    const cap = Math.max(0, (u.length - 5) >> 2);
+    const o = this.alloc(cap * 4 + 4);
+    try {
+      const rc = this.x.embd_js_codec_tokens(p, u.length, o, cap);
+      if (rc) throw this.error(rc);
+      const n = this.out(0);
+      return new Uint32Array(this.x.memory.buffer.slice(o, o + n * 4));
+    } finally { this.free(o); }
+  }
+
   // ---- OpenAI-compatible bodies ----
   /** decodeOpenAI(body, {dtype, byteOrder, dims}): {matrix, count, dims, model, usage, row(i)} */
   decodeOpenAI(body, { dtype, byteOrder, dims = 0 } = {}) {
@@ -467,6 +530,10 @@ export const decodeEmbeddingFromBuffer = (b) => cur().decodeEmbedding(new Uint8A
 export const decodeBatchFromBuffer = (b) => cur().decodeBatch(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 export const decodeOpenAI = (body, opts) => cur().decodeOpenAI(body, opts);
 export const decodeBase64Embedding = (s, opts) => cur().decodeBase64Embedding(s, opts);
+export const encodeFrame = (type, payload) => cur().encodeFrame(type, payload);
+export const encodeTokens = (ids) => cur().encodeTokens(ids);
+export const decodeFrames = (buf) => cur().decodeFrames(buf);
+export const decodeTokens = (frame) => cur().decodeTokens(frame);
 export const crc32 = (data, crc) => cur().crc32(data, crc);
 export const base64Decode = (s, opts) => cur().base64Decode(s, opts);
 export const base64Encode = (d, opts) => cur().base64Encode(d, opts);
@@ -480,4 +547,4 @@ export const kernels = {
 };
 export const KERNEL = { CRC32: 0, BSWAP32: 1, BASE64_DECODE: 2, BASE64_ENCODE: 3, CONVERT: 4, CONVERT_ENCODE: 5 };
 
-export { decodeStream, MLEmbedClient } from './stream.js';
+export { decodeStream, decodeFrameStream, MLEmbedClient } from './stream.js';

@@ -129,6 +129,59 @@ export async function* decodeStream(source, { batch = true, maxFrameBytes = 1 <<
   }
 }
 
+/** Codec session frames from a ReadableStream or async iterable of chunks, as they
+ * complete ({type, typeName, offset, payload}; payload a copy; ids for TOKENS frames),
+ * each checked by the C decoder. Memory: one frame plus one chunk. An input ending inside
+ * a frame is CODEC_TRUNCATED at the end offset, after every complete frame. */
+export async function* decodeFrameStream(source, { maxPayload = 16 << 20 } = {}) {
+  const e = await init();
+  let pend = new Uint8Array(0);
+  let abs = 0;
+  const one = (bytes, at) => {
+    let f;
+    try {
+      [f] = e.decodeFrames(bytes);
+    } catch (err) {
+      if (err instanceof EmbeddingCodecError) err.offset += at;
+      throw err;
+    }
+    const r = { type: f.type, typeName: f.typeName, offset: at, payload: f.payload.slice() };
+    if (f.type === 2) r.ids = e.decodeTokens(bytes);
+    return r;
+  };
+  const sizeOf = (h) => 5 + ((h[1] << 24) | (h[2] << 16) | (h[3] << 8) | h[4]) >>> 0;
+  for await (const raw of chunksOf(source)) {
+    let c = toU8(raw);
+    while (c.length) {
+      if (pend.length === 0 && c.length >= 5 && sizeOf(c) <= c.length) {
+        const n = sizeOf(c);
+        yield one(c.subarray(0, n), abs);
+        abs += n;
+        c = c.subarray(n);
+        continue;
+      }
+      const want = pend.length >= 5 ? sizeOf(pend) : 5;
+      if (want - 5 > maxPayload) {
+        throw new EmbeddingCodecError(`frame at byte ${abs}: payload of ${want - 5} bytes above the maximum ${maxPayload}`, 'CODEC_FRAME_TOO_LARGE', abs + 1, 41);
+      }
+      const n = Math.min(want - pend.length, c.length);
+      const grown = new Uint8Array(pend.length + n);
+      grown.set(pend);
+      grown.set(c.subarray(0, n), pend.length);
+      pend = grown;
+      c = c.subarray(n);
+      if (pend.length >= 5 && pend.length === sizeOf(pend)) {
+        yield one(pend, abs);
+        abs += pend.length;
+        pend = new Uint8Array(0);
+      }
+    }
+  }
+  if (pend.length) {
+    throw new EmbeddingCodecError(`the input ends inside the frame at byte ${abs} (${pend.length} of its bytes)`, 'CODEC_TRUNCATED', abs + pend.length, 42);
+  }
+}
+
 /** The seed's HTTP client: binary frames with Accept: application/octet-stream, the JSON
  * fallback when the server answers JSON, batches decoded as the body streams in. */
 export class MLEmbedClient {

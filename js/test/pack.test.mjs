@@ -27,7 +27,8 @@ test('npm pack + install into a TypeScript consumer + tsc --noEmit + run', { ski
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['main.ts'] }));
     writeFileSync(join(dir, 'main.ts'), `
 import { init, encodeEmbedding, decodeEmbedding, decodeBatch, decodeOpenAI, decodeBase64Embedding,
-  EmbeddingCodecError, kernels, decodeStream, MLEmbedClient, type DecodeResult, type OpenAIResult } from '@embd/embd';
+  EmbeddingCodecError, kernels, decodeStream, MLEmbedClient, encodeTokens, decodeFrames, decodeTokens,
+  decodeFrameStream, FRAME, type DecodeResult, type OpenAIResult, type CodecFrame } from '@embd/embd';
 await init();
 const frame: ArrayBuffer = encodeEmbedding(new Float32Array([1, 2, 3]));
 const r: DecodeResult = decodeEmbedding(frame);
@@ -38,7 +39,10 @@ const b: Float32Array = decodeBase64Embedding('AACAPw==');
 try { decodeEmbedding(new Uint8Array(3)); } catch (e) { if (e instanceof EmbeddingCodecError) { const c: string = e.code; const at: number = e.offset; console.log(c, at); } }
 const crc: number = kernels.crc32(new Uint8Array([1]));
 const client = new MLEmbedClient('http://127.0.0.1:9', 'k');
-void client; void decodeStream;
+void client; void decodeStream; void decodeFrameStream;
+const fr: CodecFrame[] = decodeFrames(encodeTokens([1, 2]));
+const ids: Uint32Array = decodeTokens(encodeTokens(new Uint32Array([3])));
+const t: 2 = FRAME.TOKENS; void t; void fr; void ids;
 console.log(v.length, o.count, o.row(0)[0], b[0], crc.toString(16));
 `);
     execFileSync(tsc, ['--noEmit', '-p', dir], { cwd: dir, stdio: 'pipe' });

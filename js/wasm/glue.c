@@ -200,3 +200,44 @@ EXPORT(embd_js_batch_frame_decode)
 int embd_js_batch_frame_decode(struct batch_state *s, float *out, size_t cap) {
   return done(embd_batch_frame_decode(&s->fr, out, cap, &g_err));
 }
+
+/* Codec session frames (embd/codec.h). out after next: type, payload offset in buf,
+ * payload length, the next position, the next index. */
+#include "embd/codec.h"
+EXPORT(embd_js_codec_next)
+int embd_js_codec_next(const void *buf, size_t len, uint32_t pos, uint32_t index) {
+  size_t p = pos;
+  uint32_t i = index;
+  embd_codec_frame f;
+  embd_result r = embd_codec_next(buf, len, &p, &i, NULL, &f, &g_err);
+  if (r != EMBD_OK) return done(r);
+  g_out[0] = f.type;
+  g_out[1] = (uint32_t)(f.payload ? (size_t)(f.payload - (const uint8_t *)buf) : 0);
+  g_out[2] = (uint32_t)f.payload_len;
+  g_out[3] = (uint32_t)p;
+  g_out[4] = i;
+  return done(r);
+}
+/* The ids of the TOKENS frame at buf (host order) into out[cap]; g_out[0] = n. */
+EXPORT(embd_js_codec_tokens)
+int embd_js_codec_tokens(const void *buf, size_t len, uint32_t *out, size_t cap) {
+  embd_codec_frame f;
+  size_t used = 0, n = 0;
+  embd_result r = embd_codec_decode_frame(buf, len, NULL, &f, &used, &g_err);
+  if (r != EMBD_OK) return done(r);
+  if (f.type != EMBD_CODEC_TOKENS) {
+    g_err.result = EMBD_ERR_INVALID_ARGUMENT;
+    g_err.offset = 0;
+    snprintf(g_err.message, sizeof g_err.message, "a %s frame, not TOKENS", embd_codec_type_name(f.type));
+    return EMBD_ERR_INVALID_ARGUMENT;
+  }
+  if (used != len) {
+    g_err.result = EMBD_ERR_INVALID_ARGUMENT;
+    g_err.offset = used;
+    snprintf(g_err.message, sizeof g_err.message, "%zu bytes after the TOKENS frame", len - used);
+    return EMBD_ERR_INVALID_ARGUMENT;
+  }
+  r = embd_codec_tokens(&f, out, cap, &n);
+  g_out[0] = (uint32_t)n;
+  return done(r);
+}
