@@ -273,6 +273,7 @@ export class Embd {
       return buf;
     }
     const v = vector instanceof Float32Array ? vector : Float32Array.from(vector);
+    if (flags & 1 && nodeZlib && !(flags & ~3)) return this.encodeZlib(v, flags, dt);
     let rc = this.x.embd_js_frame_size(dims, dt, flags);
     if (rc) throw new EmbeddingCodecError(`cannot size a frame of ${dims} ${DTYPES[dt]} values with flags ${flags}`, RESULT_NAMES[rc], 0, rc);
     const cap = this.out(0);
@@ -284,6 +285,27 @@ export class Embd {
       const n = this.out(0);
       return this.x.memory.buffer.slice(p + dims * 4, p + dims * 4 + n);
     } finally { this.free(p); }
+  }
+
+  // flags bit 0 with node:zlib: the values in their dtype (the module's conversion, so the
+  // same rounding and refusals), deflated at zlib's default level, the frame around them.
+  encodeZlib(v, flags, dt) {
+    const raw = dt === 0 ? new Uint8Array(Float32Array.from(v).buffer) : this.fromF32(v, dt, 'little');
+    if (dt === 0 && !LITTLE) throw new EmbeddingCodecError('big-endian hosts: not supported', 'UNAVAILABLE', 0, 50);
+    const z = nodeZlib.deflateSync(raw);
+    const tr = flags & 2 ? 4 : 0;
+    const out = new Uint8Array(20 + z.length + tr);
+    const dv = new DataView(out.buffer);
+    dv.setUint32(0, MAGIC, false);
+    out[4] = dt === 0 ? 1 : 2;
+    out[5] = flags;
+    out[6] = dt === 0 ? 0 : dt;
+    dv.setUint32(8, v.length, true);
+    dv.setUint32(12, crc12(out, 0), true);
+    dv.setUint32(16, z.length, true);
+    out.set(z, 20);
+    if (tr) dv.setUint32(20 + z.length, this.crc32(out.subarray(16, 20 + z.length)), true);
+    return out.buffer;
   }
 
   /** decodeEmbedding(buf): {version, flags, dimensions, vector, dtype}. A zero-copy view
@@ -310,6 +332,7 @@ export class Embd {
     let rc = this.x.embd_js_frame_header(p, u.length, 1);
     if (rc) throw this.error(rc, base);
     const dims = this.out(0), version = this.out(1), flags = this.out(2), dtype = this.out(3);
+    if (flags & 1 && nodeZlib) return this.decodeZlib(u, base, this.out(4), dims, version, flags, dtype);
     const o = this.alloc(dims * 4 + 4);
     try {
       rc = this.x.embd_js_frame_decode(p, u.length, 1, o, dims);
@@ -317,6 +340,31 @@ export class Embd {
       const vector = new Float32Array(this.x.memory.buffer.slice(o, o + dims * 4));
       return { version, flags, dimensions: dims, vector, dtype: DTYPES[dtype] };
     } finally { this.free(o); }
+  }
+
+  // A checked header's compressed frame (frame_size bytes at u): the payload CRC, inflate
+  // with node:zlib to exactly the values' bytes, then the dtype conversion in the module.
+  decodeZlib(u, base, size, dims, version, flags, dtype) {
+    const dv = new DataView(u.buffer, u.byteOffset, u.byteLength);
+    const clen = dv.getUint32(16, true);
+    if (flags & 2) {
+      const stored = dv.getUint32(20 + clen, true);
+      const got = this.crc32(u.subarray(16, 20 + clen));
+      if (stored !== got) throw new EmbeddingCodecError(`payload CRC-32 mismatch: stored 0x${stored.toString(16)}, computed 0x${got.toString(16)}`, 'FRAME_PAYLOAD_CRC', base + 20 + clen, 14);
+    }
+    const want = DT_BYTES(dtype, dims);
+    let out, used;
+    try {
+      const r = nodeZlib.inflateSync(u.subarray(20, 20 + clen), { info: true, maxOutputLength: Math.max(want, 1) + 1 });
+      out = r.buffer;
+      used = r.engine.bytesWritten;
+    } catch (e) {
+      throw new EmbeddingCodecError(`zlib: ${e.message}`, 'FRAME_INFLATE', base + 20, 16);
+    }
+    if (out.length !== want) throw new EmbeddingCodecError(`zlib stream inflates to ${out.length > want ? 'more than ' : ''}${Math.min(out.length, want + 1) - (out.length > want ? 1 : 0)} bytes, dims ${dims} need ${want}`, 'FRAME_INFLATE', base + 20, 16);
+    if (used !== undefined && used < clen) throw new EmbeddingCodecError(`zlib stream ends after ${used} of its ${clen} compressed bytes`, 'FRAME_COMPRESSED_LENGTH', base + 20 + used, 15);
+    const vector = dtype === 0 && LITTLE ? new Float32Array(out.buffer.slice(out.byteOffset, out.byteOffset + want)) : this.toF32(out, dtype, 'little');
+    return { version, flags, dimensions: dims, vector, dtype: DTYPES[dtype] };
   }
 
   /** decodeBatch(buf): a generator of decodeEmbedding results over a batch envelope
@@ -341,6 +389,8 @@ export class Embd {
         const at = u.byteOffset + off + HEADER;
         if (version === 1 && flags === 0 && (at & 3) === 0 && LITTLE) {
           vector = new Float32Array(u.buffer, at, dims);
+        } else if (flags & 1 && nodeZlib) {
+          vector = this.decodeZlib(u.subarray(off, off + this.out(6)), off, this.out(6), dims, version, flags, dtype).vector;
         } else {
           const o = this.alloc(dims * 4 + 4);
           try {
@@ -482,6 +532,18 @@ export class Embd {
   }
 }
 
+// ---- zlib payloads (frame flag bit 0) ----
+// Not in the WebAssembly build (no zlib source on Debian; nothing is downloaded): in Node
+// they go through node:zlib (loaded once by load(); its sync calls keep the API sync). In
+// browsers only DecompressionStream exists, which is asynchronous: such frames are refused
+// there with FRAME_INFLATE / FRAME_DEFLATE and a message saying why.
+let nodeZlib = null;
+async function loadZlib() {
+  if (nodeZlib !== null || typeof process === 'undefined' || !process.versions?.node) return;
+  try { nodeZlib = await import('node:zlib'); } catch { nodeZlib = false; }
+}
+const DT_BYTES = (dt, dims) => (dt === 0 ? dims * 4 : dt <= 2 ? dims * 2 : dt <= 6 ? dims : dims / 8);
+
 // ---- the default instance and module-level API ----
 let current = null;
 const modules = new Map();
@@ -505,6 +567,7 @@ export async function load({ simd = 'auto', module } = {}) {
   } else {
     mod = await compileVariant(useSimd);
   }
+  await loadZlib();
   let inst;
   const imports = { wasi_snapshot_preview1: wasiStubs(() => inst.exports.memory) };
   inst = await WebAssembly.instantiate(mod, imports);

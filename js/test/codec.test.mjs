@@ -108,8 +108,23 @@ test('every frame error: code and offset', () => {
   f = refix(Object.assign(good(), { 4: 2, 6: 9 })); expectErr(() => decodeEmbedding(f), 'FRAME_BAD_DTYPE', 6);
   const c = u8(encodeEmbedding(new Float32Array([1, 2, 3]), 2)).slice();
   c[20] ^= 1; expectErr(() => decodeEmbedding(c), 'FRAME_PAYLOAD_CRC', 28);
-  // zlib payloads: not in the WebAssembly build (said, not misread)
-  expectErr(() => encodeEmbedding(new Float32Array([1]), 1), 'FRAME_DEFLATE', 0);
+  // zlib payloads (node:zlib in Node): a broken stream, a short one, bytes after its end, a bad CRC
+  const z = u8(encodeEmbedding(new Float32Array([1, 2, 3, 4]), 3)).slice();
+  assert.deepEqual([...decodeEmbedding(z).vector], [1, 2, 3, 4]);
+  const zlen = new DataView(z.buffer).getUint32(16, true);
+  const zb = z.slice(); zb[22] ^= 0xff; // inside the deflate data, CRC trailer fixed up
+  new DataView(zb.buffer).setUint32(20 + zlen, seed.crc32(zb.subarray(16, 20 + zlen)), true);
+  expectErr(() => decodeEmbedding(zb), 'FRAME_INFLATE', 20);
+  const zc = z.slice(); zc[20 + zlen] ^= 1;
+  expectErr(() => decodeEmbedding(zc), 'FRAME_PAYLOAD_CRC', 20 + zlen);
+  const short = u8(encodeEmbedding(new Float32Array([1, 2, 3]), 1)).slice();
+  new DataView(short.buffer).setUint32(8, 4, true); // dims 4, stream holds 3 values
+  new DataView(short.buffer).setUint32(12, seed.crc32(short.subarray(0, 12)), true);
+  expectErr(() => decodeEmbedding(short), 'FRAME_INFLATE', 20);
+  const one = u8(encodeEmbedding(new Float32Array([5, 6]), 1));
+  const olen = new DataView(one.buffer).getUint32(16, true);
+  const ztr = new Uint8Array(one.length + 2); ztr.set(one); new DataView(ztr.buffer).setUint32(16, olen + 2, true);
+  expectErr(() => decodeEmbedding(ztr), 'FRAME_COMPRESSED_LENGTH', 20 + olen);
   // batches
   expectErr(() => [...decodeBatch(new Uint8Array(3))], 'BATCH_TOO_SMALL', 3);
   const env = new Uint8Array(encodeBatch([[1], [2]]));

@@ -58,10 +58,11 @@ test('a body cut mid-frame: the frames before it, then FRAME_TRUNCATED at the fr
 test('bare frames (batch: false), dtype frames, and the frame size limit', async () => {
   const a = new Uint8Array(encodeEmbedding(new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]), 2, { dtype: 'f16' }));
   const b = new Uint8Array(seed.encodeEmbedding(new Float32Array([9])));
-  const body = new Uint8Array(a.length + b.length); body.set(a); body.set(b, a.length);
+  const z = new Uint8Array(encodeEmbedding(new Float32Array([7, 7, 7, 7]), 3, { dtype: 'bf16' })); // zlib + CRC
+  const body = new Uint8Array(a.length + z.length + b.length); body.set(a); body.set(z, a.length); body.set(b, a.length + z.length);
   const got = [];
   for await (const f of decodeStream(chunked(body, [3]), { batch: false })) got.push([...f.vector]);
-  assert.deepEqual(got, [[1, 2, 3, 4, 5, 6, 7, 8], [9]]);
+  assert.deepEqual(got, [[1, 2, 3, 4, 5, 6, 7, 8], [7, 7, 7, 7], [9]]);
   await assert.rejects(async () => { for await (const f of decodeStream(chunked(seedBatch(vectors(1, 1000, 1)), [64]), { maxFrameBytes: 1024 })) void f; }, (e) => e.code === 'STREAM_FRAME_TOO_LARGE' && e.offset === 4);
 });
 

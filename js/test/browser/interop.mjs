@@ -61,6 +61,8 @@ async function run() {
     if (!(Object.is(f16[i], want) || (Number.isNaN(want) && Number.isNaN(f16[i])))) ok = false;
   }
   check(ok, 'f16 vs DataView');
+  // zlib payloads: no synchronous zlib in a browser: refused with the reason
+  try { e.encodeEmbedding(new Float32Array([1]), 1); check(false, 'zlib encode refused'); } catch (err) { check(err.code === 'FRAME_DEFLATE', `zlib encode: ${err.code}`); }
   // errors
   try { e.decodeEmbedding(new Uint8Array(15)); check(false, 'short frame'); } catch (err) { check(err instanceof EmbeddingCodecError && err.code === 'FRAME_TOO_SMALL' && err.offset === 15, 'short frame code'); }
   try { e.decodeOpenAI('{"data":[1'); check(false, 'bad json'); } catch (err) { check(err.code === 'OPENAI_JSON' || err.code === 'OPENAI_SHAPE', `bad json code ${err.code}`); }
