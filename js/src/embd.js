@@ -563,20 +563,16 @@ async function compileVariant(simd, source) {
 
 /** Instantiates a module: {simd: true|false|'auto', module: WebAssembly.Module | bytes}. */
 export async function load({ simd = 'auto', module } = {}) {
-  let useSimd = simd === 'auto' ? simdSupported() : !!simd;
-  let mod;
-  if (module) {
-    mod = await compileVariant(useSimd, module);
-    // A precompiled module says what it is by its exports' behaviour; SIMD if it needs it.
-    useSimd = WebAssembly.Module.imports(mod).length >= 0 && useSimd;
-  } else {
-    mod = await compileVariant(useSimd);
-  }
+  const useSimd = simd === 'auto' ? simdSupported() : !!simd;
+  const mod = await compileVariant(useSimd, module);
   await loadZlib();
   let inst;
   const imports = { wasi_snapshot_preview1: wasiStubs(() => inst.exports.memory) };
   inst = await WebAssembly.instantiate(mod, imports);
-  return new Embd(inst, useSimd);
+  const e = new Embd(inst, useSimd);
+  // A module handed in says itself which one it is: the SIMD128 build runs wasm-simd128 rows.
+  if (module) e.simd = e.activeImpl(2) === 'wasm-simd128';
+  return e;
 }
 
 /** Loads the default instance once (later calls return it). */

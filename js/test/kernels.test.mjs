@@ -126,3 +126,17 @@ test('property: base64 round trips and agreement on random inputs', () => {
     assert.deepEqual(Buffer.from(simd.base64Decode(e1)), Buffer.from(b));
   }), { numRuns: 300 });
 });
+
+test('load({module}): a precompiled WebAssembly.Module or its bytes, either build', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const { load } = await import('../src/embd.js');
+  for (const name of ['simd128', 'scalar']) {
+    const bytes = await readFile(new URL(`../dist/embd-${name}.wasm`, import.meta.url));
+    for (const module of [bytes, await WebAssembly.compile(bytes)]) {
+      const m = await load({ module });
+      assert.equal(m.simd, name === 'simd128');
+      assert.equal(m.activeImpl(KERNEL.BASE64_DECODE), name === 'simd128' ? 'wasm-simd128' : 'scalar');
+      assert.equal(m.crc32(new TextEncoder().encode('123456789')), 0xcbf43926);
+    }
+  }
+});
