@@ -29,6 +29,29 @@ bash scripts/python-venv.sh "$work/venv"
 if command -v npm >/dev/null; then
   (cd tests/pglite && npm ci --no-audit --no-fund --loglevel=error) || { echo "test-python: npm ci in tests/pglite failed" >&2; exit 1; }
 fi
+# The Arrow consumers and engines (pyarrow, DuckDB, Polars, LanceDB, pyspark, Ray: issue
+# 39) from PyPI, exactly the versions and hashes of python/requirements-engines.lock, into
+# this venv only. Without the index (offline) their tests skip loudly; EMBD_PYTHON_ENGINES=0
+# leaves them all out on purpose, =stores installs all but pyspark, py4j and ray (whose
+# tests then skip loudly: the JVM engine and Ray cost most of the install and test time).
+if [[ ${EMBD_PYTHON_ENGINES:-1} != 0 ]]; then
+  echo "--- engines: pip install --require-hashes --no-deps -r python/requirements-engines.lock (EMBD_PYTHON_ENGINES=${EMBD_PYTHON_ENGINES:-1})"
+  lock=python/requirements-engines.lock
+  if [[ ${EMBD_PYTHON_ENGINES:-1} == stores ]]; then
+    lock=$work/requirements-stores.lock
+    # the excluded pins and their hash lines out
+    awk '/^(pyspark|py4j|ray)==/{skip=1; next} skip && /^ *--hash/{skip=0; next} {skip=0; print}' \
+      python/requirements-engines.lock >"$lock"
+  fi
+  t0=$SECONDS
+  if "$work/venv/bin/pip" install -q --require-hashes --no-deps --no-build-isolation \
+      -r "$lock" >"$work/engines.pip.log" 2>&1; then
+    echo "test-python: engines installed in $((SECONDS - t0)) s"
+  else
+    tail -5 "$work/engines.pip.log"
+    echo "test-python: SKIPPED LOUDLY: python/requirements-engines.lock did not install (log: $work/engines.pip.log); the Arrow, store and engine tests skip"
+  fi
+fi
 # pytest from the tests' directory so that `import embd` is the installed package, not
 # python/src (which has no extension module).
 rc=0
