@@ -40,6 +40,23 @@ export interface DecodeResult {
 
 export interface EncodeOptions { dtype?: Dtype }
 
+export interface ProtobufFrame {
+  ids: Uint32Array;
+  done: boolean;
+  finishReason: string | null;
+  /** the field-4 ToolCall records, raw */
+  toolCalls: Uint8Array | null;
+  index: number;
+  offset: number;
+  size: number;
+}
+export interface ProtobufOptions { delta?: boolean; baseId4?: boolean; maxFrameBytes?: number }
+export interface ProtobufReader {
+  feed(bytes: Bytes): ProtobufFrame[];
+  finish(): ProtobufFrame[];
+  destroy(): void;
+}
+
 export interface OpenAIOptions {
   dtype?: Dtype;
   byteOrder?: ByteOrder;
@@ -80,6 +97,9 @@ export declare class Embd {
   encodeTokens(ids: Uint32Array | number[]): Uint8Array;
   decodeFrames(buf: Bytes): CodecFrame[];
   decodeTokens(frame: Bytes): Uint32Array;
+  protobufReader(options?: ProtobufOptions): ProtobufReader;
+  decodeProtobuf(bytes: Bytes, options?: ProtobufOptions): ProtobufFrame[];
+  encodeProtobuf(frame: { ids?: Uint32Array | number[]; done?: boolean; finishReason?: string | null }, options?: { delta?: boolean; baseId?: number; baseId4?: boolean }): Uint8Array;
   crc32(data: Bytes, crc?: number): number;
   base64Decode(s: string | Bytes, options?: Base64Options): Uint8Array;
   base64Encode(data: Bytes, options?: Base64Options): string;
@@ -106,6 +126,10 @@ export declare function encodeFrame(type: number, payload?: Bytes | string): Uin
 export declare function encodeTokens(ids: Uint32Array | number[]): Uint8Array;
 export declare function decodeFrames(buf: Bytes): CodecFrame[];
 export declare function decodeTokens(frame: Bytes): Uint32Array;
+export declare function protobufReader(options?: ProtobufOptions): ProtobufReader;
+export declare function decodeProtobuf(bytes: Bytes, options?: ProtobufOptions): ProtobufFrame[];
+export declare function encodeProtobuf(frame: { ids?: Uint32Array | number[]; done?: boolean; finishReason?: string | null }, options?: { delta?: boolean; baseId?: number; baseId4?: boolean }): Uint8Array;
+export declare function decodeProtobufStream(source: ChunkSource, options?: ProtobufOptions): AsyncGenerator<ProtobufFrame, void, unknown>;
 export declare function crc32(data: Bytes, crc?: number): number;
 export declare function base64Decode(s: string | Bytes, options?: Base64Options): Uint8Array;
 export declare function base64Encode(data: Bytes, options?: Base64Options): string;

@@ -474,6 +474,81 @@ export class Embd {
     } finally { this.free(o); }
   }
 
+  // ---- Codec's protobuf stream mode (stream_format "protobuf" / "protobuf-delta") ----
+  /** A reader: feed(bytes) returns the frames completed by those bytes, finish() checks
+   * the end; frames {ids, done, finishReason, toolCalls, index, offset, size}. */
+  protobufReader({ delta = false, baseId4 = false, maxFrameBytes = 1 << 20 } = {}) {
+    const e = this;
+    const st = this.x.embd_js_proto_create((delta ? 1 : 0) | (baseId4 ? 2 : 0), maxFrameBytes >>> 0);
+    if (!st) { const rc = this.out(0); throw new EmbeddingCodecError(`protobuf reader: ${RESULT_NAMES[rc] ?? rc}`, RESULT_NAMES[rc] ?? `E${rc}`, 0, rc); }
+    let dead = false;
+    const drain = () => {
+      const q = e.out(0), len = e.out(1);
+      const dv = new DataView(e.x.memory.buffer, q, len);
+      const u = new Uint8Array(e.x.memory.buffer, q, len);
+      const frames = [];
+      let at = 0;
+      const pad = (n) => (n + 3) & ~3;
+      while (at < len) {
+        const n = dv.getUint32(at, true), done = dv.getUint32(at + 4, true), fl = dv.getUint32(at + 8, true), tl = dv.getUint32(at + 12, true);
+        const f = { index: dv.getUint32(at + 16, true), offset: dv.getUint32(at + 20, true), size: dv.getUint32(at + 24, true) };
+        at += 28;
+        f.ids = new Uint32Array(n);
+        f.ids.set(new Uint32Array(e.x.memory.buffer, q + at, n));
+        at += n * 4;
+        f.done = done !== 0;
+        f.finishReason = fl === 0xffffffff ? null : DEC.decode(u.subarray(at, at + fl));
+        at += fl === 0xffffffff ? 0 : pad(fl);
+        f.toolCalls = tl === 0xffffffff ? null : u.slice(at, at + tl);
+        at += tl === 0xffffffff ? 0 : pad(tl);
+        frames.push(f);
+      }
+      e.x.embd_js_proto_drain(st);
+      return frames;
+    };
+    const step = (bytes, finish) => {
+      if (dead) throw new EmbeddingCodecError('protobuf reader already finished', 'INVALID_ARGUMENT', 0, 1);
+      const u = bytes ? bytesOf(bytes) : new Uint8Array(0);
+      const p = e.copyIn(u);
+      const rc = e.x.embd_js_proto_feed(st, p, u.length, finish ? 1 : 0);
+      const frames = drain();
+      if (rc) { const err = e.error(rc); err.frames = frames; throw err; }
+      return frames;
+    };
+    const destroy = () => { if (!dead) { dead = true; e.x.embd_js_proto_destroy(st); } };
+    return {
+      feed: (bytes) => step(bytes, false),
+      finish: () => { try { return step(null, true); } finally { destroy(); } },
+      destroy,
+    };
+  }
+  /** A whole protobuf-mode stream at once: every frame, or the error. */
+  decodeProtobuf(bytes, opts = {}) {
+    const r = this.protobufReader(opts);
+    try {
+      const frames = r.feed(bytes);
+      return frames.concat(r.finish());
+    } finally { r.destroy(); }
+  }
+  /** One protobuf-mode frame (4-byte prefix included), as vLLM and libcodec write it;
+   * {delta: true, baseId} writes protobuf-delta (base_id in field 5, or 4 with baseId4). */
+  encodeProtobuf({ ids = [], done = false, finishReason = null } = {}, { delta = false, baseId = 0, baseId4 = false } = {}) {
+    const v = ids instanceof Uint32Array ? ids : Uint32Array.from(ids);
+    const fr = finishReason === null || finishReason === undefined ? null : ENC.encode(finishReason);
+    const cap = 16 + v.length * 10 + (fr ? fr.length + 10 : 0);
+    const p = this.alloc(v.length * 4 + (fr ? fr.length : 0) + cap + 8);
+    try {
+      new Uint32Array(this.x.memory.buffer, p, v.length).set(v);
+      const fp = p + v.length * 4;
+      if (fr) this.u8().set(fr, fp);
+      const o = fp + (fr ? fr.length : 0);
+      const rc = this.x.embd_js_proto_encode(p, v.length, done ? 1 : 0, fp, fr ? fr.length : 0xffffffff,
+        delta ? (baseId4 ? 2 : 0) : -1, baseId >>> 0, o, cap);
+      if (rc) throw new EmbeddingCodecError(`cannot encode this protobuf frame (${RESULT_NAMES[rc] ?? rc})`, RESULT_NAMES[rc] ?? `E${rc}`, 0, rc);
+      return this.u8().slice(o, o + this.out(0));
+    } finally { this.free(p); }
+  }
+
   // ---- OpenAI-compatible bodies ----
   /** decodeOpenAI(body, {dtype, byteOrder, dims}): {matrix, count, dims, model, usage, row(i)} */
   decodeOpenAI(body, { dtype, byteOrder, dims = 0 } = {}) {
@@ -598,6 +673,9 @@ export const encodeFrame = (type, payload) => cur().encodeFrame(type, payload);
 export const encodeTokens = (ids) => cur().encodeTokens(ids);
 export const decodeFrames = (buf) => cur().decodeFrames(buf);
 export const decodeTokens = (frame) => cur().decodeTokens(frame);
+export const protobufReader = (opts) => cur().protobufReader(opts);
+export const decodeProtobuf = (bytes, opts) => cur().decodeProtobuf(bytes, opts);
+export const encodeProtobuf = (frame, opts) => cur().encodeProtobuf(frame, opts);
 export const crc32 = (data, crc) => cur().crc32(data, crc);
 export const base64Decode = (s, opts) => cur().base64Decode(s, opts);
 export const base64Encode = (d, opts) => cur().base64Encode(d, opts);
@@ -611,4 +689,4 @@ export const kernels = {
 };
 export const KERNEL = { CRC32: 0, BSWAP32: 1, BASE64_DECODE: 2, BASE64_ENCODE: 3, CONVERT: 4, CONVERT_ENCODE: 5 };
 
-export { decodeStream, decodeFrameStream, MLEmbedClient } from './stream.js';
+export { decodeStream, decodeFrameStream, decodeProtobufStream, MLEmbedClient } from './stream.js';

@@ -28,7 +28,7 @@ test('npm pack + install into a TypeScript consumer + tsc --noEmit + run', { ski
     writeFileSync(join(dir, 'main.ts'), `
 import { init, encodeEmbedding, decodeEmbedding, decodeBatch, decodeOpenAI, decodeBase64Embedding,
   EmbeddingCodecError, kernels, decodeStream, MLEmbedClient, encodeTokens, decodeFrames, decodeTokens,
-  decodeFrameStream, FRAME, type DecodeResult, type OpenAIResult, type CodecFrame } from '@embd/embd';
+  decodeFrameStream, FRAME, decodeProtobuf, encodeProtobuf, type ProtobufFrame, type DecodeResult, type OpenAIResult, type CodecFrame } from '@embd/embd';
 await init();
 const frame: ArrayBuffer = encodeEmbedding(new Float32Array([1, 2, 3]));
 const r: DecodeResult = decodeEmbedding(frame);
@@ -43,6 +43,8 @@ void client; void decodeStream; void decodeFrameStream;
 const fr: CodecFrame[] = decodeFrames(encodeTokens([1, 2]));
 const ids: Uint32Array = decodeTokens(encodeTokens(new Uint32Array([3])));
 const t: 2 = FRAME.TOKENS; void t; void fr; void ids;
+const pf: ProtobufFrame[] = decodeProtobuf(encodeProtobuf({ ids: [1], done: true }), { delta: false });
+const done: boolean = pf[0].done; void done;
 console.log(v.length, o.count, o.row(0)[0], b[0], crc.toString(16));
 `);
     execFileSync(tsc, ['--noEmit', '-p', dir], { cwd: dir, stdio: 'pipe' });

@@ -241,3 +241,95 @@ int embd_js_codec_tokens(const void *buf, size_t len, uint32_t *out, size_t cap)
   g_out[0] = (uint32_t)n;
   return done(r);
 }
+
+/* protobuf stream mode (embd/codec_stream.h): a reader whose callback appends each frame
+ * to a queue the JavaScript side reads after every feed and then empties. A record:
+ * u32 n_ids, done, finish_reason_len (0xFFFFFFFF: absent), tool_calls_len (same), index,
+ * offset, size; then the ids, the finish_reason bytes, the tool_calls bytes, each padded
+ * to 4 bytes. */
+#include "embd/codec_stream.h"
+struct proto_js {
+  embd_codec_proto_reader *r;
+  uint8_t *q;
+  size_t len, cap;
+};
+static int q_put(struct proto_js *s, const void *p, size_t n) {
+  const size_t pad = (n + 3) & ~(size_t)3;
+  if (s->len + pad > s->cap) {
+    size_t c = s->cap ? s->cap * 2 : 4096;
+    while (c < s->len + pad) c *= 2;
+    uint8_t *q = (uint8_t *)realloc(s->q, c);
+    if (!q) return 0;
+    s->q = q;
+    s->cap = c;
+  }
+  if (n) memcpy(s->q + s->len, p, n);
+  memset(s->q + s->len + n, 0, pad - n);
+  s->len += pad;
+  return 1;
+}
+static embd_result on_proto(void *user, const embd_codec_stream_frame *f) {
+  struct proto_js *s = (struct proto_js *)user;
+  const uint32_t hdr[7] = {(uint32_t)f->n_ids, (uint32_t)f->done,
+                           f->finish_reason ? (uint32_t)f->finish_reason_len : 0xFFFFFFFFu,
+                           f->tool_calls ? (uint32_t)f->tool_calls_len : 0xFFFFFFFFu,
+                           (uint32_t)f->index, (uint32_t)f->offset, (uint32_t)f->size};
+  if (!q_put(s, hdr, sizeof hdr) || !q_put(s, f->ids, f->n_ids * 4) ||
+      !q_put(s, f->finish_reason, f->finish_reason ? f->finish_reason_len : 0) ||
+      !q_put(s, f->tool_calls, f->tool_calls ? f->tool_calls_len : 0))
+    return EMBD_ERR_OUT_OF_MEMORY;
+  return EMBD_OK;
+}
+EXPORT(embd_js_proto_create)
+struct proto_js *embd_js_proto_create(uint32_t flags, uint32_t max_frame_bytes) {
+  struct proto_js *s = (struct proto_js *)calloc(1, sizeof *s);
+  if (!s) return NULL;
+  embd_codec_stream_options o;
+  memset(&o, 0, sizeof o);
+  o.max_frame_bytes = max_frame_bytes;
+  o.on_frame = on_proto;
+  o.user = s;
+  o.flags = flags;
+  embd_result r = embd_codec_proto_create(&o, &s->r);
+  g_out[0] = (uint32_t)r;
+  if (r != EMBD_OK) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+/* out: queue pointer, queue bytes (read them, then embd_js_proto_drain). */
+EXPORT(embd_js_proto_feed)
+int embd_js_proto_feed(struct proto_js *s, const void *data, size_t len, int finish) {
+  embd_result r = finish ? embd_codec_proto_finish(s->r, &g_err) : embd_codec_proto_feed(s->r, data, len, &g_err);
+  g_out[0] = (uint32_t)(uintptr_t)s->q;
+  g_out[1] = (uint32_t)s->len;
+  return done(r);
+}
+EXPORT(embd_js_proto_drain) void embd_js_proto_drain(struct proto_js *s) { s->len = 0; }
+EXPORT(embd_js_proto_destroy)
+void embd_js_proto_destroy(struct proto_js *s) {
+  if (!s) return;
+  embd_codec_proto_destroy(s->r);
+  free(s->q);
+  free(s);
+}
+/* One frame: ids, done, finish_reason (NULL when flen is 0xFFFFFFFF); delta: -1 plain,
+ * else the flags of embd_codec_proto_delta_encode with base_id. out/cap; g_out[0] = bytes
+ * (the size needed when cap is short). */
+EXPORT(embd_js_proto_encode)
+int embd_js_proto_encode(const uint32_t *ids, size_t n, int done_, const char *fr, uint32_t flen,
+                         int delta, uint32_t base_id, void *out, size_t cap) {
+  embd_codec_stream_frame f;
+  memset(&f, 0, sizeof f);
+  f.ids = n ? ids : NULL;
+  f.n_ids = n;
+  f.done = done_;
+  f.finish_reason = flen == 0xFFFFFFFFu ? NULL : (fr ? fr : "");
+  f.finish_reason_len = flen == 0xFFFFFFFFu ? 0 : flen;
+  size_t w = 0;
+  embd_result r = delta < 0 ? embd_codec_proto_encode(&f, out, cap, &w)
+                            : embd_codec_proto_delta_encode(&f, base_id, (uint64_t)delta, out, cap, &w);
+  g_out[0] = (uint32_t)w;
+  return (int)r;
+}
