@@ -140,3 +140,23 @@ test('load({module}): a precompiled WebAssembly.Module or its bytes, either buil
     }
   }
 });
+
+test('base64 decode: every byte value at every position of a 64-character block, std and URL: the same result every way', () => {
+  const base = Buffer.from(randomBytes(48, 99)).toString('base64'); // 64 characters, no padding
+  for (const url of [false, true]) {
+    const b = url ? base.replace(/\+/g, '-').replace(/\//g, '_') : base;
+    for (let pos = 0; pos < 64; pos += 5) {
+      for (let c = 0; c < 256; c++) {
+        const u = Buffer.from(b, 'latin1');
+        u[pos] = c;
+        const [a, s, m] = threeWays((e) => { try { return Buffer.from(e.base64Decode(u, { url })).toString('hex'); } catch (err) { return `${err.code}@${err.offset}`; } });
+        assert.equal(s, a, `url=${url} pos=${pos} c=${c}`);
+        assert.equal(m, a, `url=${url} pos=${pos} c=${c}`);
+        // and against Buffer for the characters of the alphabet (Buffer skips the others)
+        const alpha = url ? /[A-Za-z0-9_-]/ : /[A-Za-z0-9+/]/;
+        if (alpha.test(String.fromCharCode(c)) && pos < 63) assert.equal(a, Buffer.from(u.toString('latin1'), url ? 'base64url' : 'base64').toString('hex'));
+        else if (!alpha.test(String.fromCharCode(c))) assert.match(a, /^BASE64_/, `c=${c} refused`);
+      }
+    }
+  }
+});
