@@ -589,7 +589,7 @@ export class Embd {
     const dt = dtypeCode(dtype), bo = orderCode(byteOrder);
     let p, len;
     if (typeof s === 'string') {
-      // Base64 is ASCII: one byte per unit (anything else is refused by the decoder).
+      // UTF-8 into the scratch buffer (base64 is ASCII; anything else the decoder refuses).
       p = this.input(s.length * 3 + 1);
       len = ENC.encodeInto(s, new Uint8Array(this.x.memory.buffer, p, s.length * 3 + 1)).written;
     } else {
@@ -601,7 +601,7 @@ export class Embd {
     const cap = dt === 7 || dt === 8 ? maxBytes * 8 : maxBytes;
     const o = this.alloc(cap * 4 + 4);
     try {
-      // ENC may have reallocated nothing: p stays valid (alloc does not move the scratch).
+      // p stays valid: malloc may grow the memory, but addresses in it do not move.
       const rc = this.x.embd_js_b64_embedding(p, len, dt, bo, o, cap);
       if (rc) throw this.error(rc);
       const n = this.out(0);
