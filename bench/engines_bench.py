@@ -81,7 +81,7 @@ def loop_rows(lines):
     return ids, idx, emb
 
 
-def spark_jobs(mod, master, paths, out):
+def spark_jobs(mod, master, paths, out, sink="parquet"):
     from pyspark.sql.types import ArrayType, FloatType, IntegerType, StringType, StructField, StructType
     spark = mod.session(master, app="embd-bench")
     spark.sparkContext.setLogLevel("ERROR")
@@ -95,14 +95,15 @@ def spark_jobs(mod, master, paths, out):
             yield pd.DataFrame({"custom_id": ids, "index": np.array(idx, np.int32), "embedding": emb})
 
     def embd_job(o):
-        mod.run(spark, paths, o)
+        mod.run(spark, paths, o, sink=sink)
 
     def loop_job(o):
-        spark.read.text(paths).mapInPandas(loop, schema).write.mode("overwrite").parquet(o)
+        w = spark.read.text(paths).mapInPandas(loop, schema).write.mode("overwrite")
+        w.format("noop").save() if sink == "noop" else w.parquet(o)
     return spark, embd_job, loop_job
 
 
-def ray_jobs(mod, num_cpus, paths):
+def ray_jobs(mod, num_cpus, paths, sink="parquet"):
     ray = mod.init(num_cpus)
     import ray.data
 
@@ -112,10 +113,15 @@ def ray_jobs(mod, num_cpus, paths):
         return pd.DataFrame({"custom_id": ids, "index": np.array(idx, np.int32), "embedding": emb})
 
     def embd_job(o):
-        mod.run(paths, o, num_cpus=num_cpus)
+        mod.run(paths, o, num_cpus=num_cpus, sink=sink)
 
     def loop_job(o):
-        ray.data.read_text(paths).map_batches(loop, batch_format="pandas", batch_size=None).write_parquet(o)
+        ds = ray.data.read_text(paths).map_batches(loop, batch_format="pandas", batch_size=None)
+        if sink == "noop":
+            for _ in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+                pass
+        else:
+            ds.write_parquet(o)
     return ray, embd_job, loop_job
 
 
@@ -133,6 +139,9 @@ def main():
     ap.add_argument("--per-request", type=int, default=100)
     ap.add_argument("--engines", default="spark,ray")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sink", default="parquet", choices=["parquet", "noop"],
+                    help="noop: the rows are dropped instead of written (the decode and the "
+                         "engine's transfer alone; the examples then skip their checks)")
     a = ap.parse_args()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -142,32 +151,32 @@ def main():
         paths = make_files(d, a.vectors, a.dims, a.per_request)
         size = sum(os.path.getsize(p) for p in paths)
         print("CPU: %s, %d cores; load average at start %s" % (cpu_name(), os.cpu_count(), os.getloadavg()))
-        print("%d x %d float32 in %d requests of %d, base64 batch files %.0f MB; medians of %d" % (
-            a.vectors, a.dims, -(-a.vectors // a.per_request), a.per_request, size / 1e6, a.repeat))
+        print("%d x %d float32 in %d requests of %d, base64 batch files %.0f MB; medians of %d; sink %s" % (
+            a.vectors, a.dims, -(-a.vectors // a.per_request), a.per_request, size / 1e6, a.repeat, a.sink))
         out = os.path.join(d, "out")
         for eng in a.engines.split(","):
             mod = load(eng)
             t2, tl, t1 = [], [], []
             if eng == "spark":
-                spark, ej, lj = spark_jobs(mod, "local[2]", paths, out)
+                spark, ej, lj = spark_jobs(mod, "local[2]", paths, out, a.sink)
                 ej(out)  # warm-up (workers started, classes loaded)
                 for _ in range(a.repeat):
                     t2.append(timed(ej, out))
                     tl.append(timed(lj, out))
                 spark.stop()
-                spark, ej, _ = spark_jobs(mod, "local[1]", paths, out)
+                spark, ej, _ = spark_jobs(mod, "local[1]", paths, out, a.sink)
                 ej(out)
                 for _ in range(a.repeat):
                     t1.append(timed(ej, out))
                 spark.stop()
             else:
-                ray, ej, lj = ray_jobs(mod, 2, paths)
+                ray, ej, lj = ray_jobs(mod, 2, paths, a.sink)
                 ej(out + "-w")
                 for _ in range(a.repeat):
                     t2.append(timed(ej, out))
                     tl.append(timed(lj, out))
                 ray.shutdown()
-                ray, ej, _ = ray_jobs(mod, 1, paths)
+                ray, ej, _ = ray_jobs(mod, 1, paths, a.sink)
                 ej(out + "-w1")
                 for _ in range(a.repeat):
                     t1.append(timed(ej, out))

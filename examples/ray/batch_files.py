@@ -13,7 +13,8 @@ inside Ray Data, written as Parquet:
   a request that succeeded in another file (a retry batch) is not failed; a custom_id whose
   vectors come twice is an error (exit 1). Exit 5 when requests stay failed.
 
-Failures travel to a small actor; a task that Ray retries reports its failures again, and
+Failures travel to a small named actor (made by the first task that has any); a task that
+Ray retries reports its failures again, and
 the driver keeps one per (file, custom_id), so every failure is counted once; the rows of a
 failed attempt never reach the output (its write is part of the same task and is redone).
 read_text drops empty lines and does not number lines, so the line of a failed request is
@@ -74,9 +75,11 @@ def _line_numbers(path, ids):
     return found
 
 
-def run(inputs, output, dtype="f32", byte_order="little", num_cpus=2):
-    """The job; returns (rows written, failed list). Raises SystemExit on a duplicate."""
-    if os.path.isdir(output) and os.listdir(output):
+def run(inputs, output, dtype="f32", byte_order="little", num_cpus=2, sink="parquet"):
+    """The job; returns (rows written, failed list). Raises SystemExit on a duplicate.
+    sink="noop" (benchmarks): the rows are consumed and dropped, nothing is written or
+    checked, (None, None) is returned."""
+    if sink != "noop" and os.path.isdir(output) and os.listdir(output):
         raise SystemExit("embd: %s exists and is not empty (write_parquet would add to it)" % output)
     ray = init(num_cpus)
     import pyarrow as pa
@@ -94,7 +97,10 @@ def run(inputs, output, dtype="f32", byte_order="little", num_cpus=2):
         def all(self):
             return list(self.seen.values())
 
-    sink = Failures.remote()
+    # made by the first task that has failures (a named actor; a job without failures
+    # starts no extra worker process)
+    import uuid
+    sink_name = "embd-failures-" + uuid.uuid4().hex
     marker = os.environ.get("EMBD_EXAMPLE_FAIL_FIRST_ATTEMPT")
     schema = pa.schema([("custom_id", pa.string()), ("index", pa.int32()), ("embedding", pa.list_(pa.float32()))])
 
@@ -123,7 +129,9 @@ def run(inputs, output, dtype="f32", byte_order="little", num_cpus=2):
                                                       schema=schema))
             start = end
         if fails:
-            ray.get(sink.add.remote(fails))
+            # detached: it outlives the task that made it (killed by the driver at the end)
+            actor = Failures.options(name=sink_name, get_if_exists=True, lifetime="detached").remote()
+            ray.get(actor.add.remote(fails))
         yield pa.Table.from_batches(out, schema=schema)
         if marker and not os.path.exists(marker):
             open(marker, "w").close()
@@ -132,6 +140,14 @@ def run(inputs, output, dtype="f32", byte_order="little", num_cpus=2):
     ds = ray.data.read_text(list(inputs), include_paths=True)
     ds = ds.map_batches(decode, batch_format="pyarrow", batch_size=None, zero_copy_batch=True,
                         ray_remote_args_fn=lambda: {"max_retries": 3, "retry_exceptions": True})
+    if sink == "noop":
+        for _ in ds.iter_batches(batch_size=None, batch_format="pyarrow"):
+            pass
+        try:
+            ray.kill(ray.get_actor(sink_name))
+        except ValueError:
+            pass
+        return None, None
     ds.write_parquet(output)
 
     t = pq.read_table(output, columns=["custom_id", "index"], schema=None)
@@ -143,7 +159,14 @@ def run(inputs, output, dtype="f32", byte_order="little", num_cpus=2):
     given = {os.path.abspath(p): p for p in inputs}
     order = {os.path.abspath(p): i for i, p in enumerate(inputs)}
     byfile = {}
-    for f in ray.get(sink.all.remote()):
+    try:
+        actor = ray.get_actor(sink_name)
+    except ValueError:
+        actor = None
+    reported = ray.get(actor.all.remote()) if actor is not None else []
+    if actor is not None:
+        ray.kill(actor)
+    for f in reported:
         if f["custom_id"] not in ok:
             byfile.setdefault(os.path.abspath(f["file"]), []).append(f)
     failed, seen = [], set()
