@@ -83,6 +83,8 @@ static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 static worker *pool;
 static unsigned pool_n;
 
+static void upstream_setup(worker *w);
+
 static worker *worker_get(void) {
   pthread_mutex_lock(&pool_mu);
   worker *w = pool;
@@ -100,6 +102,7 @@ static worker *worker_get(void) {
     return NULL;
   }
   embd_openai_init(&w->e);
+  upstream_setup(w);
   return w;
 }
 
@@ -149,9 +152,27 @@ static size_t on_header(char *p, size_t size, size_t n, void *user) {
   return len;
 }
 
+/* Options that stay for the handle's life, set once: curl_easy_reset before each call
+ * would also drop the 512 KiB receive buffer, which curl then allocates again (a fresh
+ * mmap and its page faults every request). */
+static void upstream_setup(worker *w) {
+  CURL *c = w->curl;
+  curl_easy_setopt(c, CURLOPT_URL, cfg.upstream_url);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_POST, 1L);
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, w);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, w);
+  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, cfg.timeout_ms);
+  curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  /* 512 KiB reads (the default is 16 KiB): an 800 KB base64 answer in a few recv calls */
+  curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 512L * 1024);
+}
+
 static CURLcode upstream_post(worker *w, const char *auth_header, long *status, double *secs) {
   CURL *c = w->curl;
-  curl_easy_reset(c); /* keeps the connection cache: the upstream connection is reused */
   w->resp.len = 0;
   w->ctype[0] = '\0';
   struct curl_slist *h = NULL, *t;
@@ -167,21 +188,9 @@ static CURLcode upstream_post(worker *w, const char *auth_header, long *status, 
     if (!t) goto oom;
     h = t;
   }
-  curl_easy_setopt(c, CURLOPT_URL, cfg.upstream_url);
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(c, CURLOPT_POST, 1L);
   curl_easy_setopt(c, CURLOPT_POSTFIELDS, w->up.data);
   curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)w->up.len);
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, w);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, w);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, cfg.timeout_ms);
-  curl_easy_setopt(c, CURLOPT_TCP_NODELAY, 1L);
-  /* 512 KiB reads (the default is 16 KiB): an 800 KB base64 answer in a few recv calls */
-  curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 512L * 1024);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   CURLcode cc = curl_easy_perform(c);
