@@ -67,7 +67,7 @@ function(embd_add_kernels target)
       "#include <immintrin.h>\nint main(void){__m512i a=_mm512_setzero_si512();a=_mm512_clmulepi64_epi128(a,a,0);a=_mm512_permutexvar_epi8(a,a);return _mm_cvtsi128_si32(_mm512_castsi512_si128(a));}")
     if(EMBD_CC_SSE42)
       set(_sse42_srcs ${_p}/x86/crc32_pclmul.c ${_p}/x86/bswap_ssse3.c ${_p}/x86/base64_sse42.c
-        ${_p}/x86/convert_sse42.c)
+        ${_p}/x86/convert_sse42.c ${_p}/x86/floatarray_sse42.c)
       if(_simde)
         # The NEON kernels through simde: SSSE3 code, registered as "neon-simde".
         list(APPEND _sse42_srcs ${_p}/arm/bswap_neon.c ${_p}/arm/base64_neon.c
@@ -82,7 +82,7 @@ function(embd_add_kernels target)
     endif()
     if(EMBD_CC_AVX2)
       set(_avx2_srcs ${_p}/x86/crc32_vpclmul_avx2.c ${_p}/x86/crc32_pclmul_avx2.c
-        ${_p}/x86/bswap_avx2.c ${_p}/x86/base64_avx2.c)
+        ${_p}/x86/bswap_avx2.c ${_p}/x86/base64_avx2.c ${_p}/x86/floatarray_avx2.c)
       if(_simde)
         # The avx512 CRC-32 and base64 kernels through simde's AVX-512 emulation (AVX2 code,
         # the CRC one with VPCLMULQDQ), registered as "avx512-simde" and never picked: the

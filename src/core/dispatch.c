@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floatarray_kernel.h"
 #include "internal.h"
 
 /* ---- the registry ---------------------------------------------------------------- */
@@ -199,9 +200,26 @@ static const struct embd_impl_desc b64enc_impls[] = {B64_IMPLS(encode)};
 static const struct embd_impl_desc convert_impls[] = {CVT_IMPLS(CVT_FNS)};
 static const struct embd_impl_desc convert_enc_impls[] = {CVT_IMPLS(ENC_FNS)};
 
+/* JSON float arrays (floatarray_kernel.h). The scalar reference takes nothing: the OpenAI
+ * decoder's own loop (decimal.h) is today's exact path. The SIMD kernels are opt-in
+ * (selectable FA_OPT_IN): picked only when EMBD_ISA or embd_isa_set names a tier (the
+ * per-tier tests, benchmarks), never by automatic resolution, because they are not
+ * faster than that loop on the CPU they were measured on (AMD Zen 1: 0.95x compact,
+ * 0.85x pretty-printed; README, Measured). Listed, runnable, not emulations. */
+#define FA_OPT_IN 2
+static const struct embd_impl_desc floatarray_impls[] = {
+    {"scalar", EMBD_TIER_SCALAR, 0, {FN(embd_floatarray_scalar)}, 1},
+#if defined(EMBD_HAVE_X86_SSE42)
+    {"sse42", EMBD_TIER_SSE42, 0, {FN(embd_floatarray_sse42)}, FA_OPT_IN},
+#endif
+#if defined(EMBD_HAVE_X86_AVX2)
+    {"avx2", EMBD_TIER_AVX2, 0, {FN(embd_floatarray_avx2)}, FA_OPT_IN},
+#endif
+};
+
 /* The registry: one row per kernel family, its slots starting at its stubs. */
 #define FAMILY(name, impls, ...) {{__VA_ARGS__}, 0, name, impls, sizeof impls / sizeof impls[0]}
-struct embd_family embd_families_[EMBD_KERNEL_COUNT_] = {
+struct embd_family embd_families_[EMBD_FAMILY_COUNT_] = {
     [EMBD_KERNEL_CRC32] = FAMILY("crc32", crc32_impls, FN(embd_crc32_stub_)),
     [EMBD_KERNEL_BSWAP32] =
         FAMILY("bswap32", bswap32_impls, FN(embd_bswap32_stub_), FN(embd_copy_stub_)),
@@ -216,11 +234,12 @@ struct embd_family embd_families_[EMBD_KERNEL_COUNT_] = {
                                    FN(embd_cvt_ubinary_stub_)),
     [EMBD_KERNEL_CONVERT_ENCODE] = FAMILY("convert-encode", convert_enc_impls,
                                           FN(embd_enc_f16_stub_), FN(embd_enc_bf16_stub_)),
+    [EMBD_KERNEL_FLOAT_ARRAY_] = FAMILY("float-array", floatarray_impls, FN(embd_floatarray_stub_)),
 };
 #undef FAMILY
 
 const struct embd_impl_desc *embd_impl_desc(embd_kernel kernel, size_t index) {
-  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_ || index >= embd_families_[kernel].count) return NULL;
+  if ((unsigned)kernel >= EMBD_FAMILY_COUNT_ || index >= embd_families_[kernel].count) return NULL;
   return &embd_families_[kernel].impls[index];
 }
 
@@ -235,6 +254,7 @@ size_t embd_impl_count(embd_kernel kernel) {
 }
 
 int embd_impl_emulated(embd_kernel kernel, size_t index) {
+  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return 0; /* the public families only */
   const struct embd_impl_desc *d = embd_impl_desc(kernel, index);
   return d && !d->selectable;
 }
@@ -260,7 +280,10 @@ static int impl_runnable(const struct embd_impl_desc *d, int cap, uint64_t enabl
 static size_t select_impl(embd_kernel k, int cap, uint64_t enabled) {
   for (size_t i = embd_families_[k].count; i-- > 0;) {
     const struct embd_impl_desc *d = &embd_families_[k].impls[i];
-    if (d->selectable && impl_runnable(d, cap, enabled)) return i;
+    /* FA_OPT_IN rows only under a tier named in EMBD_ISA / embd_isa_set */
+    if ((d->selectable == 1 || (d->selectable == FA_OPT_IN && cap != CAP_NONE)) &&
+        impl_runnable(d, cap, enabled))
+      return i;
   }
   return 0;
 }
@@ -269,7 +292,7 @@ static size_t select_impl(embd_kernel k, int cap, uint64_t enabled) {
 static void apply(int cap, uint64_t enabled) {
   atomic_store_explicit(&g_enabled, enabled, memory_order_release);
   atomic_store_explicit(&g_cap, cap, memory_order_release);
-  for (int k = 0; k < EMBD_KERNEL_COUNT_; k++) {
+  for (int k = 0; k < EMBD_FAMILY_COUNT_; k++) {
     const size_t i = select_impl((embd_kernel)k, cap, enabled);
     atomic_store_explicit(&embd_families_[k].active, i, memory_order_release);
     /* The family uses the slots its scalar row fills; every row fills the same ones
@@ -424,7 +447,8 @@ embd_result embd_isa_set(const char *spec) {
   return r;
 }
 
-embd_result embd_impl_get(embd_kernel kernel, size_t index, embd_impl_info *out) {
+/* Any family's implementation `index` (internal families included). */
+static embd_result impl_get(embd_kernel kernel, size_t index, embd_impl_info *out) {
   const struct embd_impl_desc *d = embd_impl_desc(kernel, index);
   if (!d || !out) return EMBD_ERR_INVALID_ARGUMENT;
   uint64_t enabled = embd_cpu_features_enabled();
@@ -438,8 +462,18 @@ embd_result embd_impl_get(embd_kernel kernel, size_t index, embd_impl_info *out)
   return EMBD_OK;
 }
 
+embd_result embd_impl_get(embd_kernel kernel, size_t index, embd_impl_info *out) {
+  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return EMBD_ERR_INVALID_ARGUMENT; /* public only */
+  return impl_get(kernel, index, out);
+}
+
 const char *embd_impl_active(embd_kernel kernel) {
-  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return NULL;
+  if ((unsigned)kernel >= EMBD_KERNEL_COUNT_) return NULL; /* the public families only */
+  return embd_family_active_(kernel);
+}
+
+const char *embd_family_active_(embd_kernel kernel) {
+  if ((unsigned)kernel >= EMBD_FAMILY_COUNT_) return NULL;
   ensure_init();
   size_t i = atomic_load_explicit(&embd_families_[kernel].active, memory_order_acquire);
   return embd_families_[kernel].impls[i].name;
@@ -447,6 +481,6 @@ const char *embd_impl_active(embd_kernel kernel) {
 
 embd_any_fn embd_impl_fn_(embd_kernel kernel, size_t index, int fn) {
   embd_impl_info info;
-  if (embd_impl_get(kernel, index, &info) != EMBD_OK || !info.runnable) return NULL;
+  if (impl_get(kernel, index, &info) != EMBD_OK || !info.runnable) return NULL;
   return embd_families_[kernel].impls[index].fn[fn];
 }

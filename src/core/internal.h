@@ -43,6 +43,14 @@ EMBD_INTERNAL uint64_t embd_cpu_feature_by_name(const char *name, size_t len);
 
 /* ---- implementation registry and the one call mechanism (dispatch.c) ---- */
 typedef void (*embd_any_fn)(void);
+/* Families resolved like the others (EMBD_ISA, embd_isa_set) but not listed through the
+ * public API yet, numbered after the public ones: an embd_kernel value for them changes
+ * the public enum, which abidiff calls incompatible, so it waits for a minor version.
+ * The float-array family (floatarray_kernel.h). */
+#define EMBD_KERNEL_FLOAT_ARRAY_ ((embd_kernel)EMBD_KERNEL_COUNT_)
+#define EMBD_FAMILY_COUNT_ (EMBD_KERNEL_COUNT_ + 1)
+/* The active implementation's name of any family, internal ones included. */
+EMBD_INTERNAL const char *embd_family_active_(embd_kernel kernel);
 
 /* Most implementations are one function; bswap32's are two (the swap, and the copy
  * kernel beside it: EMBD_BSWAP32_FN_COPY); the convert families' one per dtype (slot
@@ -62,7 +70,8 @@ struct embd_impl_desc {
   int selectable;
 };
 
-/* Returns the descriptor of implementation `index` of `kernel`, or NULL. */
+/* Returns the descriptor of implementation `index` of `kernel` (any family, internal ones
+ * included), or NULL. */
 EMBD_INTERNAL const struct embd_impl_desc *embd_impl_desc(embd_kernel kernel, size_t index);
 /* Function `fn` of implementation `index` of `kernel` when it is runnable now, else NULL:
  * what the public embd_<kernel>_impl(index) return. */
@@ -84,7 +93,7 @@ struct embd_family {
   const struct embd_impl_desc *impls;
   size_t count;
 };
-EMBD_INTERNAL extern struct embd_family embd_families_[EMBD_KERNEL_COUNT_];
+EMBD_INTERNAL extern struct embd_family embd_families_[EMBD_FAMILY_COUNT_];
 /* Slot `fn` of family `kernel` as the family's function type: one acquire load (a plain
  * load on x86), so that a public entry point is a load and an indirect tail jump, e.g.
  * EMBD_CALL(EMBD_KERNEL_CRC32, 0, embd_crc32_fn)(crc, buf, len). */
