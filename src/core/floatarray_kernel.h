@@ -54,6 +54,9 @@ EMBD_FA_DECLARE(sse42)
 #if defined(EMBD_HAVE_X86_AVX2)
 EMBD_FA_DECLARE(avx2)
 #endif
+/* Non-zero when the active implementation may take numbers (not the scalar one, which
+ * never does): the decoder asks once per array and calls none otherwise. */
+EMBD_INTERNAL int embd_floatarray_takes_(void);
 /* Implementation `index` of the family when it is runnable now, else NULL: the tests,
  * the differential fuzz target and the benchmark call each one directly. */
 EMBD_INTERNAL embd_floatarray_fn embd_floatarray_impl_(size_t index);

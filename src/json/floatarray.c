@@ -27,6 +27,15 @@ size_t embd_floatarray_run(const uint8_t *base, const uint8_t *p, const uint8_t 
   return EMBD_CALL(EMBD_KERNEL_FLOAT_ARRAY_, 0, embd_floatarray_fn)(base, p, end, out, n, past);
 }
 
+int embd_floatarray_takes_(void) {
+  embd_floatarray_fn f = EMBD_CALL(EMBD_KERNEL_FLOAT_ARRAY_, 0, embd_floatarray_fn);
+  if (f == embd_floatarray_stub_) {
+    embd_dispatch_init_();
+    f = EMBD_CALL(EMBD_KERNEL_FLOAT_ARRAY_, 0, embd_floatarray_fn);
+  }
+  return f != embd_floatarray_scalar;
+}
+
 embd_floatarray_fn embd_floatarray_impl_(size_t index) {
   return (embd_floatarray_fn)embd_impl_fn_(EMBD_KERNEL_FLOAT_ARRAY_, index, 0);
 }

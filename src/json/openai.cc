@@ -690,23 +690,27 @@ struct decoder {
     size_t i = 0;
     const uint8_t *end = j.end;
     ws_predictor ws_run;
-    unsigned kernel_skip = 0;  // elements to parse here before trying the kernel again
+    // The kernel only where the active one can take numbers (not the scalar tier's: this
+    // loop is its reference), asked once per array; after one that took nothing, the
+    // next 16 elements are parsed here.
+    const bool use_kernel = embd_floatarray_takes_();
+    unsigned kernel_skip = 0;
     for (;;) {
       // p: at an element (not whitespace). The float-array kernel first (the family's
       // implementation for this CPU, floatarray_kernel.h): it takes a run of numbers with
       // their separators when it can decide them exactly, never an error, and leaves p at
       // the next element. Then one number here: the fast parser (its values are finite by
-      // construction: at most 2^53 * 10^22), the careful one for everything else. A
-      // kernel that took nothing (the scalar one never takes any) is left alone for the
-      // next 16 elements.
-      if (kernel_skip) {
-        kernel_skip--;
-      } else if (i < cap) {
-        const uint8_t *nx;
-        const size_t run = embd_floatarray_run(j.base, p, end, row + i, cap - i, &nx);
-        i += run;
-        p = nx;
-        kernel_skip = run ? 0 : 16;
+      // construction: at most 2^53 * 10^22), the careful one for everything else.
+      if (__builtin_expect(use_kernel, 0)) {  // out of line: the scalar tier's loop stays as it was
+        if (kernel_skip) {
+          kernel_skip--;
+        } else if (i < cap) {
+          const uint8_t *nx;
+          const size_t run = embd_floatarray_run(j.base, p, end, row + i, cap - i, &nx);
+          i += run;
+          p = nx;
+          kernel_skip = run ? 0 : 16;
+        }
       }
       float f;
       const uint8_t *q = end - p >= EMBD_DEC_FAST_READ ? embd_decimal_f32_fast(p, j.base, &f) : nullptr;
