@@ -1,7 +1,7 @@
 /* The float-array kernel family (src/core/floatarray_kernel.h) on generated texts: the
  * differential checks of fuzz/fuzz_floatarray_diff.c (each implementation against this
  * file's grammar and glibc's strtof; the decoder under every tier against the scalar
- * tier's values, codes, messages and offsets) over EMBD_TEST_SCALE x 4,000 texts of JSON
+ * tier's values, codes, messages and offsets) over EMBD_TEST_SCALE x 2,000 texts of JSON
  * array elements: shortest round-trip floats, "%.9g", "%.17g", exponents, integers,
  * compact and pretty separators, with every kind of grammar fault and random byte damage
  * mixed in. Also that the registry holds the family with its scalar reference first, that
@@ -69,7 +69,7 @@ int main(void) {
   if (skip) return skip;
   const char *sc = getenv("EMBD_TEST_SCALE");
   const double scale = sc ? atof(sc) : 1.0;
-  const size_t texts = (size_t)(4000 * (scale > 0 ? scale : 1));
+  const size_t texts = (size_t)(2000 * (scale > 0 ? scale : 1));
   if (embd_floatarray_count_() < 1 || strcmp(embd_floatarray_name_(0), "scalar") != 0 ||
       embd_floatarray_name_(embd_floatarray_count_()) != NULL) {
     fprintf(stderr, "the float-array family's registry rows are not as expected\n");
