@@ -18,6 +18,7 @@
 
 #include "embd/arrow.h"
 #include "embd/openai.h"
+#include "testutil.h"
 
 #define OK(x) assert_int_equal((x), EMBD_OK)
 
@@ -339,6 +340,9 @@ static void test_batch_lines(void **state) {
 }
 
 int main(void) {
+  /* a forced tier this CPU lacks: skip (77), as every test does (isa.every_program_every_tier) */
+  const int pre = tu_isa_preflight("test_arrow");
+  if (pre) return pre;
   embd_openai_embeddings probe;
   embd_openai_init(&probe);
   if (embd_openai_decode(&probe, "{\"data\":[]}", 11, NULL, NULL) == EMBD_ERR_UNAVAILABLE) {

@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #define EMBD_VERSION_MAJOR 0
-#define EMBD_VERSION_MINOR 3
+#define EMBD_VERSION_MINOR 4
 #define EMBD_VERSION_PATCH 0
-#define EMBD_VERSION_STRING "0.3.0"
+#define EMBD_VERSION_STRING "0.4.0"
 /* MAJOR*10000 + MINOR*100 + PATCH, for compile-time comparisons. */
 #define EMBD_VERSION_NUMBER \
   (EMBD_VERSION_MAJOR * 10000 + EMBD_VERSION_MINOR * 100 + EMBD_VERSION_PATCH)
@@ -189,7 +189,7 @@ EMBD_API const char *embd_strerror(embd_result r);
  * value that is not a code (a retired one included). Since 0.3.0 (added, same SONAME). */
 EMBD_API const char *embd_result_name(embd_result r);
 
-/* The library's version at run time, e.g. "0.3.0", and as EMBD_VERSION_NUMBER. */
+/* The library's version at run time, e.g. "0.4.0", and as EMBD_VERSION_NUMBER. */
 EMBD_API const char *embd_version(void);
 EMBD_API unsigned embd_version_number(void);
 
