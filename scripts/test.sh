@@ -5,16 +5,22 @@
 #      the fuzz corpora as tests, the exported-symbol check; then the per-tier suites
 #      again with every test under qemu-x86_64 -cpu Haswell and -cpu Westmere (tiers the
 #      CPU lacks skip);
+#      (the release tree also runs embd serve's tests against a fake upstream, label serve,
+#      and the batch-file CLI tests with their memory bound, cli.batch_*);
 #   1b. the Python package (python/): built offline into a venv as the README says, its
-#      pytest suite (numpy, hypothesis, a Dask LocalCluster, the seed codec under node), and
-#      a build over the installed library (scripts/test-python.sh);
+#      pytest suite (numpy, hypothesis, a Dask LocalCluster, the seed codec under node, the
+#      ASGI middleware under uvicorn), the Arrow stores and the Spark and Ray engines from
+#      python/requirements-engines.lock, and a build over the installed library
+#      (scripts/test-python.sh);
+#   1c. the JavaScript package (js/): the WebAssembly build, node --test on Node 20 and 24,
+#      npm pack + a TypeScript consumer, headless Chromium (scripts/test-js.sh);
 #   2. the same suite built with ASan + UBSan, without the optional parts (no simdjson,
 #      OpenSSL or msgpack-c: their functions report EMBD_ERR_*UNAVAILABLE), and the tests
 #      that start threads with TSan;
 #   3. the suite cross-built for aarch64, big-endian s390x and 32-bit armhf (32-bit
 #      size_t), run under qemu-user;
-#   4. every libFuzzer target for a short time (EMBD_FUZZ_SECONDS, default 20 each: 17 targets,
-#      one per core at a time, about 4 minutes with the build).
+#   4. every libFuzzer target for a short time (EMBD_FUZZ_SECONDS, default 20 each: 21 targets,
+#      one per core at a time, about 5 minutes with the build).
 # Installs missing Debian packages first. Build trees go to $EMBD_BUILD_ROOT (default
 # ./build). Ends with one line "N passed, N failed".
 set -uo pipefail
