@@ -19,15 +19,15 @@
 #      that start threads with TSan;
 #   3. the suite cross-built for aarch64, big-endian s390x and 32-bit armhf (32-bit
 #      size_t), run under qemu-user;
-#   4. every libFuzzer target for a short time (EMBD_FUZZ_SECONDS, default 20 each: 21 targets,
-#      one per core at a time, about 5 minutes with the build).
+#   4. every libFuzzer target for a short time (EMBD_FUZZ_SECONDS, default 15 each: 21 targets,
+#      one per core at a time, about 4 minutes with the build; 15 s keeps CI under 40 min).
 # Installs missing Debian packages first. Build trees go to $EMBD_BUILD_ROOT (default
 # ./build). Ends with one line "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 out=${EMBD_BUILD_ROOT:-$root/build}
-fuzz_seconds=${EMBD_FUZZ_SECONDS:-20}
+fuzz_seconds=${EMBD_FUZZ_SECONDS:-15}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 bash scripts/install-deps.sh || { echo "install-deps failed"; exit 1; }
