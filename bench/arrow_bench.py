@@ -17,7 +17,6 @@ import argparse
 import base64
 import json
 import os
-import platform
 import statistics
 import time
 
@@ -25,16 +24,9 @@ import numpy as np
 import pyarrow as pa
 
 import embd
+from benchutil import cpu_model
 
 
-def cpu_name():
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def main():
@@ -79,7 +71,7 @@ def main():
             times[name].append(time.perf_counter() - t)
     med = {k: statistics.median(t) for k, t in times.items()}
     print("CPU: %s; affinity %s of %d; load average %s" % (
-        cpu_name(), sorted(os.sched_getaffinity(0)), os.cpu_count(), os.getloadavg()))
+        cpu_model(), sorted(os.sched_getaffinity(0)), os.cpu_count(), os.getloadavg()))
     print("%d x %d float32: base64 body %.1f MB, float body %.1f MB; %d repeats, medians" % (
         a.n, a.dims, len(b64) / 1e6, len(flt) / 1e6, a.repeat))
     for k, m in med.items():

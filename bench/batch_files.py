@@ -22,7 +22,6 @@ import argparse
 import base64
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -31,6 +30,8 @@ import tempfile
 import time
 
 import numpy as np
+
+from benchutil import cpu_model
 
 LOOP = r'''
 import base64, json, sys, numpy as np
@@ -54,15 +55,6 @@ np.save(sys.argv[1], np.vstack(rows))
 '''
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def make_files(d, reqs, per, dims, seed=38):
@@ -123,7 +115,7 @@ def main():
     embd = os.path.abspath(a.embd)
     d = a.dir or tempfile.mkdtemp(prefix="embd-batch-bench-")
     os.makedirs(d, exist_ok=True)
-    print("CPU: %s; %d reps, medians; files in %s" % (cpu_name(), a.reps, d))
+    print("CPU: %s; %d reps, medians; files in %s" % (cpu_model(), a.reps, d))
     b64, body, expect, v = make_files(d, 200, 100, 1536)
     flt, fv = make_float_file(d, 40, 100, 1536)
     out = os.path.join(d, "out.npy")

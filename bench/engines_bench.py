@@ -19,7 +19,6 @@ import base64
 import importlib.util
 import json
 import os
-import platform
 import shutil
 import statistics
 import sys
@@ -28,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from benchutil import cpu_model
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,11 +40,6 @@ def load(name):
     return mod
 
 
-def cpu_name():
-    for line in open("/proc/cpuinfo"):
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
 
 
 def make_files(d, n, dims, per):
@@ -150,7 +145,7 @@ def main():
     try:
         paths = make_files(d, a.vectors, a.dims, a.per_request)
         size = sum(os.path.getsize(p) for p in paths)
-        print("CPU: %s, %d cores; load average at start %s" % (cpu_name(), os.cpu_count(), os.getloadavg()))
+        print("CPU: %s, %d cores; load average at start %s" % (cpu_model(), os.cpu_count(), os.getloadavg()))
         print("%d x %d float32 in %d requests of %d, base64 batch files %.0f MB; medians of %d; sink %s" % (
             a.vectors, a.dims, -(-a.vectors // a.per_request), a.per_request, size / 1e6, a.repeat, a.sink))
         out = os.path.join(d, "out")

@@ -26,7 +26,6 @@ import argparse
 import base64
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -35,6 +34,8 @@ import time
 
 import numpy as np
 
+from benchutil import cpu_model
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "pg"))
 from pgharness import Cluster, require_pg  # noqa: E402
@@ -42,15 +43,6 @@ from pgharness import Cluster, require_pg  # noqa: E402
 COPY_BIN = "COPY items (embedding) FROM STDIN (FORMAT binary)"
 
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def make_bodies(d, n, dims, per_body, seed=33):

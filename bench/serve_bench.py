@@ -36,6 +36,7 @@ import tempfile
 import time
 
 import numpy as np
+from benchutil import cpu_model
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests", "serve"))
@@ -47,15 +48,6 @@ except ImportError:
     embd = None
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def request(conn, body, accept):
@@ -112,7 +104,7 @@ def main():
     if a.pin >= 0 and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {a.pin})
     print("CPU: %s, %d cores; client pinned to %s; load average %s" % (
-        cpu_name(), os.cpu_count(), a.pin if a.pin >= 0 else "none", os.getloadavg()))
+        cpu_model(), os.cpu_count(), a.pin if a.pin >= 0 else "none", os.getloadavg()))
     up = Upstream(lifetime=3600)
     fr = Front(a.exe, up.url, "--concurrency", "64")
     texts = ["dims:%d text %d" % (a.dims, i) for i in range(a.count)]
