@@ -54,10 +54,11 @@ static void collect_variants(void) {
   for (size_t i = 0; i < n && g_nvar < 15; i++) {
     embd_impl_info info;
     embd_impl_get(EMBD_KERNEL_BASE64_DECODE, i, &info);
-    embd_base64_decode_fn d = embd_base64_decode_impl(i);
-    embd_base64_encode_fn e = embd_base64_encode_impl(i);
+    const int scope = tu_impl_in_scope(i, info.tier);
+    embd_base64_decode_fn d = scope ? embd_base64_decode_impl(i) : NULL;
+    embd_base64_encode_fn e = scope ? embd_base64_encode_impl(i) : NULL;
     printf("[ base64   ]   %zu %-16s tier %-7s %s\n", i, info.name, embd_tier_name(info.tier),
-           d && e ? "RUN" : "skipped: not runnable on this CPU");
+           d && e ? "RUN" : !scope ? TU_OUT_OF_SCOPE : "skipped: not runnable on this CPU");
     if (!d || !e) continue;
     snprintf(g_var[g_nvar].name, sizeof g_var[g_nvar].name, "%s", info.name);
     g_var[g_nvar].dec = d;

@@ -75,6 +75,12 @@ static void collect_variants(void) {
     variant *v = &g_var[g_nvar];
     memset(v, 0, sizeof *v);
     int any = 0;
+    const int scope = tu_impl_in_scope(i, info.tier);
+    if (!scope) {
+      printf("[ convert  ]   %zu %-12s tier %-7s %s\n", i, info.name, embd_tier_name(info.tier),
+             TU_OUT_OF_SCOPE);
+      continue;
+    }
     for (size_t d = 0; d < NCVT; d++)
       any |= (v->cvt[k_cvt_dtypes[d]] = embd_to_f32_impl(i, k_cvt_dtypes[d])) != NULL;
     v->enc[EMBD_DTYPE_F16] = embd_from_f32_impl(i, EMBD_DTYPE_F16);

@@ -36,9 +36,10 @@ static void collect_variants(void) {
   for (size_t i = 0; i < n && g_nvar < 15; i++) {
     embd_impl_info info;
     embd_impl_get(EMBD_KERNEL_CRC32, i, &info);
-    embd_crc32_fn fn = embd_crc32_impl(i);
+    const int scope = tu_impl_in_scope(i, info.tier);
+    embd_crc32_fn fn = scope ? embd_crc32_impl(i) : NULL;
     printf("[ crc32    ]   %zu %-16s tier %-7s %s\n", i, info.name, embd_tier_name(info.tier),
-           fn ? "RUN" : "skipped: not runnable on this CPU");
+           fn ? "RUN" : !scope ? TU_OUT_OF_SCOPE : "skipped: not runnable on this CPU");
     if (!fn) continue;
     snprintf(g_var[g_nvar].name, sizeof g_var[g_nvar].name, "%s", info.name);
     g_var[g_nvar++].fn = fn;
