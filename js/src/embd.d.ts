@@ -83,10 +83,21 @@ export interface LoadOptions {
   simd?: boolean | 'auto';
   /** a precompiled module or its bytes, for runtimes that forbid compiling at run time */
   module?: WebAssembly.Module | BufferSource;
+  /** 'wasm' (default): everything on the WebAssembly module. 'native': the optional
+   * Node-API addon (scripts/build-napi.sh; Node only) serves decodeOpenAI and
+   * decodeBase64Embedding, the functions js/bench.mjs measured at least 1.5x faster that
+   * way; everything else stays on the module; load() rejects when the addon does not load.
+   * 'auto': the addon when it is there and loads in this runtime, else WebAssembly (browsers
+   * always get WebAssembly). Same results, same errors (code, offset, message) either way. */
+  backend?: 'wasm' | 'native' | 'auto';
+  /** the addon's path (default: dist/embd-napi.node beside the .wasm files) */
+  addon?: string;
 }
 
 export declare class Embd {
   readonly simd: boolean;
+  /** which backend serves the addon's functions: 'native' (the Node-API addon) or 'wasm' */
+  readonly backend: 'wasm' | 'native';
   encodeEmbedding(vector: Float32Array | number[], flags?: number, options?: EncodeOptions): ArrayBuffer;
   decodeEmbedding(buf: Bytes): DecodeResult;
   decodeBatch(buf: Bytes): Generator<DecodeResult, void, unknown>;
