@@ -35,6 +35,6 @@ gcc -std=c11 -O2 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror \
   "$root/js/native/embd_napi.c" "$lib" $deps $libs_private \
   -Wl,--exclude-libs,ALL -Wl,--as-needed -o "$tmp"
 # An undefined symbol shows only at load time: load it now (napi_* come from node itself).
-node -e "const m = require(process.argv[1]); for (const f of ['setup', 'openai', 'base64']) if (typeof m[f] !== 'function') throw new Error('no ' + f)" "$tmp"
+node -e "const m = require(process.argv[1]); for (const f of ['setup', 'openai', 'base64', 'openaiAsync']) if (typeof m[f] !== 'function') throw new Error('no ' + f)" "$tmp"
 mv -f "$tmp" "$out"
 echo "build-napi: $out"

@@ -104,6 +104,9 @@ export declare class Embd {
   encodeBatch(vectors: (Float32Array | number[])[], flags?: number, options?: EncodeOptions): ArrayBuffer;
   decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
   decodeBase64Embedding(s: string | Bytes, options?: { dtype?: Dtype; byteOrder?: ByteOrder }): Float32Array;
+  /** decodeOpenAI, settled through a promise; with the native backend it runs on libuv's
+   * thread pool, so the event loop keeps running (the body is copied first). */
+  decodeOpenAIAsync(body: string | Bytes, options?: OpenAIOptions): Promise<OpenAIResult>;
   encodeFrame(type: number, payload?: Bytes | string): Uint8Array;
   encodeTokens(ids: Uint32Array | number[]): Uint8Array;
   decodeFrames(buf: Bytes): CodecFrame[];
@@ -133,6 +136,7 @@ export declare function decodeEmbeddingFromBuffer(buf: Uint8Array): DecodeResult
 export declare function decodeBatchFromBuffer(buf: Uint8Array): Generator<DecodeResult, void, unknown>;
 export declare function decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
 export declare function decodeBase64Embedding(s: string | Bytes, options?: { dtype?: Dtype; byteOrder?: ByteOrder }): Float32Array;
+export declare function decodeOpenAIAsync(body: string | Bytes, options?: OpenAIOptions): Promise<OpenAIResult>;
 export declare function encodeFrame(type: number, payload?: Bytes | string): Uint8Array;
 export declare function encodeTokens(ids: Uint32Array | number[]): Uint8Array;
 export declare function decodeFrames(buf: Bytes): CodecFrame[];

@@ -697,8 +697,20 @@ class EmbdNative extends Embd {
     const dt = dtypeCode(dtype), bo = orderCode(byteOrder);
     return this.napi.base64(typeof s === 'string' ? s : bytesOf(s), dt, bo);
   }
+
+  /** decodeOpenAI on libuv's thread pool: the event loop runs meanwhile (the body is
+   * copied first, so the caller may reuse its buffer at once). */
+  async decodeOpenAIAsync(body, { dtype, byteOrder, dims = 0 } = {}) {
+    const input = typeof body === 'string' ? body : bytesOf(body, 'body');
+    const [matrix, count, d, hasUsage, prompt, total, model] =
+      await this.napi.openaiAsync(input, dtypeCode(dtype), orderCode(byteOrder), dims >>> 0);
+    return openaiResult(matrix, count, d, model, hasUsage ? { prompt_tokens: prompt, total_tokens: total } : null);
+  }
 }
 Embd.prototype.backend = 'wasm';
+// The WebAssembly module has one thread: there decodeOpenAIAsync is decodeOpenAI, settled
+// through a promise (same API; the loop waits while it runs).
+Embd.prototype.decodeOpenAIAsync = async function decodeOpenAIAsync(body, opts) { return this.decodeOpenAI(body, opts); };
 
 // ---- the default instance and module-level API ----
 let current = null;
@@ -747,6 +759,7 @@ export const decodeEmbeddingFromBuffer = (b) => cur().decodeEmbedding(new Uint8A
 export const decodeBatchFromBuffer = (b) => cur().decodeBatch(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 export const decodeOpenAI = (body, opts) => cur().decodeOpenAI(body, opts);
 export const decodeBase64Embedding = (s, opts) => cur().decodeBase64Embedding(s, opts);
+export const decodeOpenAIAsync = (body, opts) => cur().decodeOpenAIAsync(body, opts);
 export const encodeFrame = (type, payload) => cur().encodeFrame(type, payload);
 export const encodeTokens = (ids) => cur().encodeTokens(ids);
 export const decodeFrames = (buf) => cur().decodeFrames(buf);

@@ -242,3 +242,48 @@ test('the addon loads and decodes in a worker thread too (its state is per threa
   // and the main thread's instance still works after the worker's environment went away
   assert.deepEqual([...native.decodeBase64Embedding('AACAPw==')], [1]);
 });
+
+test('decodeOpenAIAsync: the same results and errors as decodeOpenAI, calls may overlap', { skip }, async () => {
+  const bodies = [floatBody(randomRows(3, 7, 1)), b64Body(randomRows(4, 16, 2)), '{"data":[{"index":0,"embedding":[1,x]}]}',
+    '{"data":[{"index":0,"embedding":"AAAA*AAAAAAAAAAA"}]}', '{"model":"\u00e9","data":[]}'];
+  const settle = (p) => p.then((value) => ({ value }), (e) => {
+    assert.ok(e instanceof EmbeddingCodecError, String(e));
+    return { error: { code: e.code, offset: e.offset, message: e.message, result: e.result } };
+  });
+  const all = await Promise.all(bodies.flatMap((b) => Object.values(forms(b)).map((input) => settle(native.decodeOpenAIAsync(input)))));
+  let k = 0;
+  for (const b of bodies) {
+    for (const [form, input] of Object.entries(forms(b))) {
+      const got = all[k++];
+      sameOpenAI(got, outcome(() => simd.decodeOpenAI(input)), `${JSON.stringify(b).slice(0, 40)} ${form}`);
+      if (!got.error) sameOpenAI(got, { value: await simd.decodeOpenAIAsync(input) }, 'the module\'s async form');
+    }
+  }
+  const dims = await settle(native.decodeOpenAIAsync('{"data":[{"index":0,"embedding":[1,2]}]}', { dims: 3 }));
+  assert.equal(dims.error.code, 'OPENAI_DIMS');
+  // the body is copied at the call: changing the caller's bytes afterwards changes nothing
+  const bytes = Buffer.from('{"data":[{"index":0,"embedding":[0.5]}],"model":"m"}');
+  const p = native.decodeOpenAIAsync(bytes);
+  bytes.fill(0x20);
+  assert.equal((await p).matrix[0], 0.5);
+  await assert.rejects(native.decodeOpenAIAsync(42), EmbeddingCodecError);
+});
+
+// Liveness, not speed: a setImmediate chain counts the event loop's turns while a large body
+// decodes. The synchronous call holds the loop (no turn can happen inside it); the async one
+// must let it turn at least once before it settles (a 100 x 1536 float body takes
+// milliseconds to decode, a turn microseconds).
+test('decodeOpenAIAsync keeps the event loop running while it decodes', { skip }, async () => {
+  const body = floatBody(randomRows(100, 1536, 77));
+  let turns = 0, live = true;
+  const spin = () => { if (live) { turns++; setImmediate(spin); } };
+  setImmediate(spin);
+  const before = turns;
+  native.decodeOpenAI(body);
+  assert.equal(turns, before, 'the sync call holds the loop');
+  const start = turns;
+  const r = await native.decodeOpenAIAsync(body);
+  live = false;
+  assert.equal(r.count, 100);
+  assert.ok(turns - start >= 1, `the loop turned ${turns - start} times while the body decoded`);
+});
