@@ -647,8 +647,8 @@ const NATIVE_BOX = [''];
 async function loadAddon(path) {
   const url = path ? null : new URL(ADDON_DEFAULT, import.meta.url);
   if (url && url.protocol !== 'file:') throw new Error(`embd: the Node-API addon loads from files only (${url})`);
-  const { fileURLToPath } = await import('node:url');
-  const file = path ?? fileURLToPath(url);
+  // A path is the caller's (relative to the working directory), not a package name.
+  const file = path ? (await import('node:path')).resolve(path) : (await import('node:url')).fileURLToPath(url);
   if (!addons.has(file)) {
     addons.set(file, (async () => {
       const { createRequire } = await import('node:module');
@@ -678,7 +678,8 @@ async function pickBackend(backend, path) {
   }
 }
 
-/** The module's Embd with the addon's decoders for NATIVE_FUNCTIONS. */
+/** The module's Embd with the addon's decoders: decodeOpenAI (and its async form) and
+ * decodeBase64Embedding, the functions the bench puts at or above 1.5x the module. */
 class EmbdNative extends Embd {
   constructor(instance, simd, napi) {
     super(instance, simd);

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { load, EmbeddingCodecError, DTYPES } from '../src/embd.js';
@@ -220,6 +221,8 @@ test('bytes bodies are not copied (peak RSS: the addon vs the module)', { skip }
 
 test('backend choice: auto finds the addon, falls back without it; native fails loudly', { skip }, async () => {
   assert.equal((await load({ backend: 'auto', addon })).backend, 'native');
+  // a relative path is relative to the working directory (not a package name for require)
+  assert.equal((await load({ backend: 'native', addon: relative(process.cwd(), addon) || '.' })).backend, 'native');
   assert.equal((await load({ backend: 'auto', addon: '/nonexistent/embd-napi.node' })).backend, 'wasm');
   assert.equal((await load()).backend, 'wasm');
   await assert.rejects(load({ backend: 'native', addon: '/nonexistent/embd-napi.node' }), /cannot load the Node-API addon/);
