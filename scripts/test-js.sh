@@ -30,7 +30,9 @@ bash "$root/scripts/build-wasm.sh" >/dev/null
 # The optional Node-API addon (issue 34), from the same native build: about 1 s of gcc.
 # Its tests (test/addon-native.test.mjs) skip, saying so, when no build dir was given.
 export EMBD_NAPI_ADDON=
-if [[ -n $native ]]; then
+if [[ -n $native && ! -f ${EMBD_NODE_INCLUDE:-/usr/include/node}/node_api.h ]]; then
+  echo "test-js: SKIP the Node-API addon tests: no node_api.h in ${EMBD_NODE_INCLUDE:-/usr/include/node} (NodeSource's nodejs has it; Debian's: libnode-dev)"
+elif [[ -n $native ]]; then
   bash "$root/scripts/build-napi.sh" "$native" "$root/js/dist/embd-napi.node" >/dev/null
   EMBD_NAPI_ADDON=$root/js/dist/embd-napi.node
 else
