@@ -678,6 +678,16 @@ async function pickBackend(backend, path) {
   }
 }
 
+// The addon reads bytes where they are, for the length of the call. Memory another thread
+// may write meanwhile (a SharedArrayBuffer) is copied first: the C decoders assume their
+// input holds still, as the module's copy guarantees.
+const HAS_SAB = typeof SharedArrayBuffer !== 'undefined';
+function nativeInput(x, what) {
+  if (typeof x === 'string') return x;
+  const u = bytesOf(x, what);
+  return HAS_SAB && u.buffer instanceof SharedArrayBuffer ? u.slice() : u;
+}
+
 /** The module's Embd with the addon's decoders: decodeOpenAI (and its async form) and
  * decodeBase64Embedding, the functions the bench puts at or above 1.5x the module. */
 class EmbdNative extends Embd {
@@ -688,7 +698,7 @@ class EmbdNative extends Embd {
   get backend() { return 'native'; }
 
   decodeOpenAI(body, { dtype, byteOrder, dims = 0 } = {}) {
-    const input = typeof body === 'string' ? body : bytesOf(body, 'body');
+    const input = nativeInput(body, 'body');
     const matrix = this.napi.openai(input, dtypeCode(dtype), orderCode(byteOrder), dims >>> 0, NATIVE_BOX);
     const m = NATIVE_META;
     return openaiResult(matrix, m[0], m[1], NATIVE_BOX[0], m[2] ? { prompt_tokens: m[3], total_tokens: m[4] } : null);
@@ -696,13 +706,13 @@ class EmbdNative extends Embd {
 
   decodeBase64Embedding(s, { dtype, byteOrder } = {}) {
     const dt = dtypeCode(dtype), bo = orderCode(byteOrder);
-    return this.napi.base64(typeof s === 'string' ? s : bytesOf(s), dt, bo);
+    return this.napi.base64(nativeInput(s, 'buffer'), dt, bo);
   }
 
   /** decodeOpenAI on libuv's thread pool: the event loop runs meanwhile (the body is
    * copied first, so the caller may reuse its buffer at once). */
   async decodeOpenAIAsync(body, { dtype, byteOrder, dims = 0 } = {}) {
-    const input = typeof body === 'string' ? body : bytesOf(body, 'body');
+    const input = typeof body === 'string' ? body : bytesOf(body, 'body'); // the addon copies it
     const [matrix, count, d, hasUsage, prompt, total, model] =
       await this.napi.openaiAsync(input, dtypeCode(dtype), orderCode(byteOrder), dims >>> 0);
     return openaiResult(matrix, count, d, model, hasUsage ? { prompt_tokens: prompt, total_tokens: total } : null);

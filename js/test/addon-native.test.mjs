@@ -34,11 +34,13 @@ function randomRows(count, dims, seed) {
   return Array.from({ length: count }, () => Float32Array.from({ length: dims }, () => ((r() / 2 ** 32) - 0.5) * 0.2));
 }
 // The same body in every input form the API takes; the Uint8Array one sits at an odd
-// offset of a larger buffer (read in place, so no alignment is assumed).
+// offset of a larger buffer (read in place, so no alignment is assumed); the last one is
+// shared memory (which the addon copies first).
 function forms(body) {
   const bytes = Buffer.from(body);
   const big = new Uint8Array(bytes.length + 7); big.set(bytes, 3);
-  return { string: body, buffer: bytes, arraybuffer: new TextEncoder().encode(body).buffer, offsetView: big.subarray(3, 3 + bytes.length) };
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length)); shared.set(bytes);
+  return { string: body, buffer: bytes, arraybuffer: new TextEncoder().encode(body).buffer, offsetView: big.subarray(3, 3 + bytes.length), shared };
 }
 // Runs fn on a backend: {value} or {error: {code, offset, message, result}}.
 function outcome(fn) {
