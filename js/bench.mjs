@@ -1,4 +1,4 @@
-// node js/bench.mjs [--native PATH_TO_embd] [--rounds N]
+// node js/bench.mjs [--native PATH_TO_embd] [--rounds N] [--addon PATH_TO_embd-napi.node]
 //
 // Issue 34's speed section, one process, the same inputs for every contender, contenders
 // interleaved within each round, medians over rounds, printed as ratios (what the targets
@@ -111,6 +111,58 @@ for (const [count, dims] of [[100, 1536], [1, 1536]]) {
   });
   if (count > 1) line('decodeBatch vs the seed decodeBatch', 0, r.embd, r.seed, 'seed', count);
   console.log();
+}
+
+// ---- the Node-API addon (js/native/, scripts/build-napi.sh): per function, the addon vs
+// the SIMD128 module vs the baselines, interleaved. Its rule (issue 34): the addon serves a
+// function only where it is >= 1.5x the WebAssembly path on these batches.
+{
+  const addonPath = opt('--addon', undefined);
+  let nat = null;
+  try { nat = await load({ simd: true, backend: 'native', addon: addonPath }); } catch (e) { console.log(`-- addon: not measured (${e.message.split('\n')[0]}; --addon PATH or scripts/build-napi.sh)\n`); }
+  if (nat) {
+    console.log('-- Node-API addon vs the SIMD128 module (ratio = module time / addon time; baselines as above)');
+    const b64 = (f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
+    const row = (title, r, base, baseName, per) => console.log(`${title.padEnd(40)} addon ${us(r.native / per).padStart(10)}  wasm ${us(r.wasm / per).padStart(10)}  addon/wasm ${(r.wasm / r.native).toFixed(2)}x` +
+      (base ? `  ${baseName} ${us(r[base] / per).padStart(10)} (${(r[base] / r.native).toFixed(2)}x)` : ''));
+    for (const [count, dims] of [[100, 1536], [1, 1536]]) {
+      const data = rows(count, dims);
+      const fbody = JSON.stringify({ object: 'list', data: data.map((v, i) => ({ object: 'embedding', index: i, embedding: Array.from(v) })), model: 'text-embedding-3-small', usage: { prompt_tokens: 8, total_tokens: 8 } });
+      const bbody = JSON.stringify({ object: 'list', data: data.map((v, i) => ({ object: 'embedding', index: i, embedding: b64(v) })), model: 'text-embedding-3-small', usage: { prompt_tokens: 8, total_tokens: 8 } });
+      const bbytes = Buffer.from(bbody), fbytes = Buffer.from(fbody);
+      const hbody = JSON.stringify({ data: data.map((v, i) => ({ index: i, embedding: Buffer.from(simd.fromF32(v, 'f16', 'little')).toString('base64') })), model: 'm' });
+      let r = race({
+        wasm: () => { sink += simd.decodeOpenAI(fbody).count; },
+        native: () => { sink += nat.decodeOpenAI(fbody).count; },
+        json: () => { const j = JSON.parse(fbody); for (const d of j.data) sink += Float32Array.from(d.embedding).length; },
+      });
+      row(`${count}x${dims} float body (string)`, r, 'json', 'JSON.parse+F32.from', count);
+      r = race({ wasm: () => { sink += simd.decodeOpenAI(fbytes).count; }, native: () => { sink += nat.decodeOpenAI(fbytes).count; } });
+      row(`${count}x${dims} float body (Buffer)`, r, null, '', count);
+      r = race({
+        wasm: () => { sink += simd.decodeOpenAI(bbody).count; },
+        native: () => { sink += nat.decodeOpenAI(bbody).count; },
+        view: () => { const j = JSON.parse(bbody); for (const d of j.data) { const b = Buffer.from(d.embedding, 'base64'); sink += new Float32Array(b.buffer, b.byteOffset, b.length / 4).length; } },
+        openaiNode: () => { const j = JSON.parse(bbody); for (const d of j.data) { const b = Buffer.from(d.embedding, 'base64'); sink += Array.from(new Float32Array(b.buffer, b.byteOffset, b.length / 4)).length; } },
+      });
+      row(`${count}x${dims} base64 body (string)`, r, 'view', 'Buffer+view', count);
+      row(`${count}x${dims} base64 body (string)`, r, 'openaiNode', 'openai-node', count);
+      r = race({ wasm: () => { sink += simd.decodeOpenAI(bbytes).count; }, native: () => { sink += nat.decodeOpenAI(bbytes).count; } });
+      row(`${count}x${dims} base64 body (Buffer)`, r, null, '', count);
+      r = race({ wasm: () => { sink += simd.decodeOpenAI(hbody, { dtype: 'f16' }).count; }, native: () => { sink += nat.decodeOpenAI(hbody, { dtype: 'f16' }).count; } });
+      row(`${count}x${dims} float16 base64 body (string)`, r, null, '', count);
+      if (count === 1) {
+        const one = b64(data[0]);
+        r = race({
+          wasm: () => { sink += simd.decodeBase64Embedding(one).length; },
+          native: () => { sink += nat.decodeBase64Embedding(one).length; },
+          view: () => { const b = Buffer.from(one, 'base64'); sink += new Float32Array(b.buffer, b.byteOffset, b.length / 4).length; },
+        });
+        row('one base64 string: decodeBase64Embedding', r, 'view', 'Buffer+view', 1);
+      }
+    }
+    console.log();
+  }
 }
 
 // ---- kernels: wasm-simd128 vs scalar WebAssembly (the same module forced to scalar, and

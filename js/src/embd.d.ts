@@ -83,16 +83,30 @@ export interface LoadOptions {
   simd?: boolean | 'auto';
   /** a precompiled module or its bytes, for runtimes that forbid compiling at run time */
   module?: WebAssembly.Module | BufferSource;
+  /** 'wasm' (default): everything on the WebAssembly module. 'native': the optional
+   * Node-API addon (scripts/build-napi.sh; Node only) serves decodeOpenAI and
+   * decodeBase64Embedding, the functions js/bench.mjs measured at least 1.5x faster that
+   * way; everything else stays on the module; load() rejects when the addon does not load.
+   * 'auto': the addon when it is there and loads in this runtime, else WebAssembly (browsers
+   * always get WebAssembly). Same results, same errors (code, offset, message) either way. */
+  backend?: 'wasm' | 'native' | 'auto';
+  /** the addon's path (default: dist/embd-napi.node beside the .wasm files) */
+  addon?: string;
 }
 
 export declare class Embd {
   readonly simd: boolean;
+  /** which backend serves the addon's functions: 'native' (the Node-API addon) or 'wasm' */
+  readonly backend: 'wasm' | 'native';
   encodeEmbedding(vector: Float32Array | number[], flags?: number, options?: EncodeOptions): ArrayBuffer;
   decodeEmbedding(buf: Bytes): DecodeResult;
   decodeBatch(buf: Bytes): Generator<DecodeResult, void, unknown>;
   encodeBatch(vectors: (Float32Array | number[])[], flags?: number, options?: EncodeOptions): ArrayBuffer;
   decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
   decodeBase64Embedding(s: string | Bytes, options?: { dtype?: Dtype; byteOrder?: ByteOrder }): Float32Array;
+  /** decodeOpenAI, settled through a promise; with the native backend it runs on libuv's
+   * thread pool, so the event loop keeps running (the body is copied first). */
+  decodeOpenAIAsync(body: string | Bytes, options?: OpenAIOptions): Promise<OpenAIResult>;
   encodeFrame(type: number, payload?: Bytes | string): Uint8Array;
   encodeTokens(ids: Uint32Array | number[]): Uint8Array;
   decodeFrames(buf: Bytes): CodecFrame[];
@@ -122,6 +136,7 @@ export declare function decodeEmbeddingFromBuffer(buf: Uint8Array): DecodeResult
 export declare function decodeBatchFromBuffer(buf: Uint8Array): Generator<DecodeResult, void, unknown>;
 export declare function decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
 export declare function decodeBase64Embedding(s: string | Bytes, options?: { dtype?: Dtype; byteOrder?: ByteOrder }): Float32Array;
+export declare function decodeOpenAIAsync(body: string | Bytes, options?: OpenAIOptions): Promise<OpenAIResult>;
 export declare function encodeFrame(type: number, payload?: Bytes | string): Uint8Array;
 export declare function encodeTokens(ids: Uint32Array | number[]): Uint8Array;
 export declare function decodeFrames(buf: Bytes): CodecFrame[];

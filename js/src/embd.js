@@ -574,14 +574,7 @@ export class Embd {
     // measured faster than ArrayBuffer.prototype.slice on a WebAssembly memory.
     const matrix = new Float32Array(count * d);
     matrix.set(new Float32Array(this.x.memory.buffer, vp, count * d));
-    return {
-      matrix, count, dims: d, model, usage,
-      row(i) {
-        if (!(i >= 0 && i < count)) throw new RangeError(`row ${i} of ${count}`);
-        return matrix.subarray(i * d, (i + 1) * d);
-      },
-      rows() { return Array.from({ length: count }, (_, i) => matrix.subarray(i * d, (i + 1) * d)); },
-    };
+    return openaiResult(matrix, count, d, model, usage);
   }
 
   /** One base64 embedding string (OpenAI encoding_format "base64") -> Float32Array. */
@@ -612,6 +605,18 @@ export class Embd {
   }
 }
 
+/** decodeOpenAI's result (one shape whichever backend decoded). */
+function openaiResult(matrix, count, d, model, usage) {
+  return {
+    matrix, count, dims: d, model, usage,
+    row(i) {
+      if (!(i >= 0 && i < count)) throw new RangeError(`row ${i} of ${count}`);
+      return matrix.subarray(i * d, (i + 1) * d);
+    },
+    rows() { return Array.from({ length: count }, (_, i) => matrix.subarray(i * d, (i + 1) * d)); },
+  };
+}
+
 // ---- zlib payloads (frame flag bit 0) ----
 // Not in the WebAssembly build (no zlib source on Debian; nothing is downloaded): in Node
 // they go through node:zlib (loaded once by load(); its sync calls keep the API sync). In
@@ -623,6 +628,100 @@ async function loadZlib() {
   try { nodeZlib = await import('node:zlib'); } catch { nodeZlib = false; }
 }
 const DT_BYTES = (dt, dims) => (dt === 0 ? dims * 4 : dt <= 2 ? dims * 2 : dt <= 6 ? dims : dims / 8);
+
+// ---- the optional Node-API addon (js/native/embd_napi.c, scripts/build-napi.sh) ----
+// The native library's kernels (AVX2/AVX-512/NEON) behind the same API, for the functions
+// where js/bench.mjs measured at least 1.5x over the WebAssembly path on realistic batches
+// (issue 34); every other function stays on the module. Node only: a browser never sees it.
+// The addon reads bytes in place and strings as UTF-8 (so error offsets are the same UTF-8
+// byte offsets as here), and throws EmbeddingCodecError through nativeError, which names
+// codes with the same table as the module's errors.
+const ADDON_DEFAULT = '../dist/embd-napi.node';
+const nativeError = (msg, rc, offset) => new EmbeddingCodecError(msg, RESULT_NAMES[rc] ?? `E${rc}`, offset, rc);
+const addons = new Map(); // path -> Promise<addon> (a .node loads once per process)
+// Filled by the addon's openai(): [count, dims, has_usage, prompt_tokens, total_tokens] and
+// [model]; one pair for every instance (calls are synchronous and read them at once).
+const NATIVE_META = new Float64Array(5);
+const NATIVE_BOX = [''];
+
+async function loadAddon(path) {
+  const url = path ? null : new URL(ADDON_DEFAULT, import.meta.url);
+  if (url && url.protocol !== 'file:') throw new Error(`embd: the Node-API addon loads from files only (${url})`);
+  // A path is the caller's (relative to the working directory), not a package name.
+  const file = path ? (await import('node:path')).resolve(path) : (await import('node:url')).fileURLToPath(url);
+  if (!addons.has(file)) {
+    addons.set(file, (async () => {
+      const { createRequire } = await import('node:module');
+      return createRequire(import.meta.url)(file);
+    })());
+  }
+  try { return await addons.get(file); } catch (err) { addons.delete(file); throw err; }
+}
+
+/** null for WebAssembly, or the addon. 'native' fails loudly; 'auto' falls back to
+ * WebAssembly when the addon is not there, does not load, or this is not Node. */
+async function pickBackend(backend, path) {
+  if (backend === 'wasm') return null;
+  if (backend !== 'native' && backend !== 'auto') throw new EmbeddingCodecError(`unknown backend ${JSON.stringify(backend)} (wasm, native, auto)`);
+  const isNode = typeof process !== 'undefined' && !!process.versions?.node;
+  if (!isNode) {
+    if (backend === 'native') throw new Error('embd: the native backend (Node-API addon) needs Node.js');
+    return null;
+  }
+  try {
+    const napi = await loadAddon(path);
+    napi.setup(nativeError, NATIVE_META);
+    return napi;
+  } catch (err) {
+    if (backend === 'native') throw new Error(`embd: cannot load the Node-API addon ${path ?? ADDON_DEFAULT} (scripts/build-napi.sh builds it): ${err.message}`, { cause: err });
+    return null;
+  }
+}
+
+// The addon reads bytes where they are, for the length of the call. Memory another thread
+// may write meanwhile (a SharedArrayBuffer) is copied first: the C decoders assume their
+// input holds still, as the module's copy guarantees.
+const HAS_SAB = typeof SharedArrayBuffer !== 'undefined';
+function nativeInput(x, what) {
+  if (typeof x === 'string') return x;
+  const u = bytesOf(x, what);
+  return HAS_SAB && u.buffer instanceof SharedArrayBuffer ? u.slice() : u;
+}
+
+/** The module's Embd with the addon's decoders: decodeOpenAI (and its async form) and
+ * decodeBase64Embedding, the functions the bench puts at or above 1.5x the module. */
+class EmbdNative extends Embd {
+  constructor(instance, simd, napi) {
+    super(instance, simd);
+    this.napi = napi;
+  }
+  get backend() { return 'native'; }
+
+  decodeOpenAI(body, { dtype, byteOrder, dims = 0 } = {}) {
+    const input = nativeInput(body, 'body');
+    const matrix = this.napi.openai(input, dtypeCode(dtype), orderCode(byteOrder), dims >>> 0, NATIVE_BOX);
+    const m = NATIVE_META;
+    return openaiResult(matrix, m[0], m[1], NATIVE_BOX[0], m[2] ? { prompt_tokens: m[3], total_tokens: m[4] } : null);
+  }
+
+  decodeBase64Embedding(s, { dtype, byteOrder } = {}) {
+    const dt = dtypeCode(dtype), bo = orderCode(byteOrder);
+    return this.napi.base64(nativeInput(s, 'buffer'), dt, bo);
+  }
+
+  /** decodeOpenAI on libuv's thread pool: the event loop runs meanwhile (the body is
+   * copied first, so the caller may reuse its buffer at once). */
+  async decodeOpenAIAsync(body, { dtype, byteOrder, dims = 0 } = {}) {
+    const input = typeof body === 'string' ? body : bytesOf(body, 'body'); // the addon copies it
+    const [matrix, count, d, hasUsage, prompt, total, model] =
+      await this.napi.openaiAsync(input, dtypeCode(dtype), orderCode(byteOrder), dims >>> 0);
+    return openaiResult(matrix, count, d, model, hasUsage ? { prompt_tokens: prompt, total_tokens: total } : null);
+  }
+}
+Embd.prototype.backend = 'wasm';
+// The WebAssembly module has one thread: there decodeOpenAIAsync is decodeOpenAI, settled
+// through a promise (same API; the loop waits while it runs).
+Embd.prototype.decodeOpenAIAsync = async function decodeOpenAIAsync(body, opts) { return this.decodeOpenAI(body, opts); };
 
 // ---- the default instance and module-level API ----
 let current = null;
@@ -636,15 +735,17 @@ async function compileVariant(simd, source) {
   return modules.get(key);
 }
 
-/** Instantiates a module: {simd: true|false|'auto', module: WebAssembly.Module | bytes}. */
-export async function load({ simd = 'auto', module } = {}) {
+/** Instantiates a module: {simd: true|false|'auto', module: WebAssembly.Module | bytes,
+ * backend: 'wasm' (default) | 'native' | 'auto', addon: path of the Node-API addon}. */
+export async function load({ simd = 'auto', module, backend = 'wasm', addon } = {}) {
   const useSimd = simd === 'auto' ? simdSupported() : !!simd;
   const mod = await compileVariant(useSimd, module);
   await loadZlib();
+  const napi = await pickBackend(backend, addon);
   let inst;
   const imports = { wasi_snapshot_preview1: wasiStubs(() => inst.exports.memory) };
   inst = await WebAssembly.instantiate(mod, imports);
-  const e = new Embd(inst, useSimd);
+  const e = napi ? new EmbdNative(inst, useSimd, napi) : new Embd(inst, useSimd);
   // A module handed in says itself which one it is: the SIMD128 build runs wasm-simd128 rows.
   if (module) e.simd = e.activeImpl(2) === 'wasm-simd128';
   return e;
@@ -652,7 +753,7 @@ export async function load({ simd = 'auto', module } = {}) {
 
 /** Loads the default instance once (later calls return it). */
 export async function init(opts = {}) {
-  if (!current || opts.module || opts.simd !== undefined) current = await load(opts);
+  if (!current || opts.module || opts.simd !== undefined || opts.backend !== undefined) current = await load(opts);
   return current;
 }
 function cur() {
@@ -669,6 +770,7 @@ export const decodeEmbeddingFromBuffer = (b) => cur().decodeEmbedding(new Uint8A
 export const decodeBatchFromBuffer = (b) => cur().decodeBatch(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 export const decodeOpenAI = (body, opts) => cur().decodeOpenAI(body, opts);
 export const decodeBase64Embedding = (s, opts) => cur().decodeBase64Embedding(s, opts);
+export const decodeOpenAIAsync = (body, opts) => cur().decodeOpenAIAsync(body, opts);
 export const encodeFrame = (type, payload) => cur().encodeFrame(type, payload);
 export const encodeTokens = (ids) => cur().encodeTokens(ids);
 export const decodeFrames = (buf) => cur().decodeFrames(buf);
