@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { inflateSync } from 'node:zlib';
 import { load, init, decodeStream, MLEmbedClient, EmbeddingCodecError } from '../src/embd.js';
 import { crc32 } from '../../tests/interop/seed_codec.mjs';
-import { zlibCases } from './zlib_cases.mjs';
+import { zlibCases, zframe } from './zlib_cases.mjs';
 
 const sync = await load({ simd: true });
 const streams = await load({ simd: true, zlib: 'streams' });
@@ -93,4 +93,28 @@ test('decodeStream and MLEmbedClient.embedOne without node:zlib: zlib frames dec
     fetch: async () => new Response(frames[1], { headers: { 'content-type': 'application/octet-stream' } }),
   });
   assert.deepEqual(bits(await client.embedOne('t')), good[1].bits);
+});
+
+test('property: mutated zlib streams give the same values, or the same code and offset, through node:zlib and DecompressionStream', async () => {
+  const fc = (await import('fast-check')).default;
+  // the good cases' streams, rewrapped after each mutation (flags 1: no payload CRC to stop it)
+  const streamsOf = zlibCases().filter((c) => c.bits && c.bits.length <= 100).map((c) => {
+    const dv = new DataView(c.frame.buffer, c.frame.byteOffset);
+    return { z: c.frame.slice(20, 20 + dv.getUint32(16, true)), dims: dv.getUint32(8, true), dt: c.frame[6] };
+  });
+  const hist = {};
+  await fc.assert(fc.asyncProperty(fc.nat(streamsOf.length - 1), fc.array(fc.tuple(fc.nat(1 << 16), fc.nat(255)), { maxLength: 2 }),
+    fc.nat(6), fc.uint8Array({ maxLength: 6 }), async (k, edits, cut, tail) => {
+      const { z, dims, dt } = streamsOf[k];
+      const m = new Uint8Array(Math.max(0, z.length - cut) + tail.length);
+      m.set(z.subarray(0, z.length - cut)); m.set(tail, z.length - cut);
+      for (const [at, v] of edits) if (m.length) m[at % m.length] = v;
+      const f = zframe(m, dims, { dt });
+      const a = await outcome(() => sync.decodeEmbedding(f));
+      const b = await outcome(() => streams.decodeEmbeddingAsync(f));
+      hist[a.code ?? 'ok'] = (hist[a.code ?? 'ok'] ?? 0) + 1;
+      assert.deepEqual(b, a);
+    }), { numRuns: 200 });
+  // the runs reached every outcome (values, a broken stream, bytes after its end)
+  for (const o of ['ok', 'FRAME_INFLATE', 'FRAME_COMPRESSED_LENGTH']) assert.ok(hist[o] > 0, JSON.stringify(hist));
 });
