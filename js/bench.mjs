@@ -4,7 +4,7 @@
 // interleaved within each round, medians over rounds, printed as ratios (what the targets
 // are stated in). Not a test: nothing here asserts a time. Pin it for steadier numbers:
 //   taskset -c 1 node js/bench.mjs --native build/release/embd
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as seed from '../tests/interop/seed_codec.mjs';
@@ -49,7 +49,7 @@ function line(title, target, ours, base, baseName, perItems = 1) {
   console.log(`${title.padEnd(46)} embd ${us(ours / perItems).padStart(11)}  ${baseName} ${us(base / perItems).padStart(11)}  ${ratio.toFixed(2)}x${target ? `  (target >= ${target}x: ${held})` : ''}`);
 }
 
-console.log(`CPU: ${cpus()[0]?.model ?? '?'} (${cpus().length} logical); Node ${process.version}; SIMD128 module: ${simd.simd}`);
+console.log(`CPU: ${cpus()[0]?.model ?? '?'} (${cpus().length} logical); Node ${process.version}; SIMD128 module: ${simd.simd}; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 console.log(`medians of ${ROUNDS} interleaved rounds; times per item (per vector); ratio = baseline time / embd time\n`);
 
 for (const [count, dims] of [[100, 1536], [1, 1536]]) {

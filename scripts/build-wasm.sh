@@ -33,7 +33,7 @@ c_srcs=(src/core/common.c src/core/cpu.c src/core/dispatch.c src/core/crc32.c sr
 [[ -f src/json/floatarray.c ]] && c_srcs+=(src/json/floatarray.c)
 cxx_srcs=(src/json/openai.cc src/json/decimal.cc)
 simd_srcs=(src/arch/wasm/crc32_wasm.c src/arch/wasm/bswap_wasm.c src/arch/wasm/base64_wasm.c
-  src/arch/wasm/convert_wasm.c)
+  src/arch/wasm/convert_wasm.c js/wasm/memchr_simd128.c)
 
 common=(--target=wasm32-wasi --sysroot=/usr -O2 -fno-exceptions -fvisibility=hidden
   -DEMBD_BUILDING_LIBRARY -DNDEBUG -I"$root/js/wasm/shim" -I"$root/include" -I"$root/src/core"

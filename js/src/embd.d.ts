@@ -92,6 +92,10 @@ export interface LoadOptions {
   backend?: 'wasm' | 'native' | 'auto';
   /** the addon's path (default: dist/embd-napi.node beside the .wasm files) */
   addon?: string;
+  /** zlib payloads (frame flags bit 0): 'auto' (default) uses node:zlib where it exists (the
+   * synchronous calls take them); 'streams' uses CompressionStream / DecompressionStream
+   * only, as in a browser (only the asynchronous calls take them) */
+  zlib?: 'auto' | 'streams';
 }
 
 export declare class Embd {
@@ -100,6 +104,12 @@ export declare class Embd {
   readonly backend: 'wasm' | 'native';
   encodeEmbedding(vector: Float32Array | number[], flags?: number, options?: EncodeOptions): ArrayBuffer;
   decodeEmbedding(buf: Bytes): DecodeResult;
+  /** decodeEmbedding for any frame, zlib payloads included where there is no node:zlib
+   * (DecompressionStream); the synchronous call refuses those with code UNAVAILABLE */
+  decodeEmbeddingAsync(buf: Bytes): Promise<DecodeResult>;
+  /** encodeEmbedding for any flags, zlib (bit 0) included where there is no node:zlib
+   * (CompressionStream) */
+  encodeEmbeddingAsync(vector: Float32Array | number[], flags?: number, options?: EncodeOptions): Promise<ArrayBuffer>;
   decodeBatch(buf: Bytes): Generator<DecodeResult, void, unknown>;
   encodeBatch(vectors: (Float32Array | number[])[], flags?: number, options?: EncodeOptions): ArrayBuffer;
   decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
@@ -130,6 +140,8 @@ export declare function init(options?: LoadOptions): Promise<Embd>;
 
 export declare function encodeEmbedding(vector: Float32Array | number[], flags?: number, options?: EncodeOptions): ArrayBuffer;
 export declare function decodeEmbedding(buf: Bytes): DecodeResult;
+export declare function decodeEmbeddingAsync(buf: Bytes): Promise<DecodeResult>;
+export declare function encodeEmbeddingAsync(vector: Float32Array | number[], flags?: number, options?: EncodeOptions): Promise<ArrayBuffer>;
 export declare function decodeBatch(buf: Bytes): Generator<DecodeResult, void, unknown>;
 export declare function encodeBatch(vectors: (Float32Array | number[])[], flags?: number, options?: EncodeOptions): ArrayBuffer;
 export declare function decodeEmbeddingFromBuffer(buf: Uint8Array): DecodeResult;

@@ -135,8 +135,19 @@ export class Embd {
 
   // ---- memory helpers ----
   get mem() { return this.x.memory; }
-  u8() { return new Uint8Array(this.x.memory.buffer); }
-  out(i) { return new Uint32Array(this.x.memory.buffer, this.outPtr, 16)[i]; }
+  // Views of the module's memory, made again only when it has grown (growing detaches the
+  // old buffer): making typed arrays on every call cost ~1 us of a 1536-float decode.
+  views() {
+    const b = this.x.memory.buffer;
+    if (b !== this.viewBuf) {
+      this.viewBuf = b;
+      this.viewU8 = new Uint8Array(b);
+      this.viewOut = new Uint32Array(b, this.outPtr, 16);
+    }
+    return this;
+  }
+  u8() { return this.views().viewU8; }
+  out(i) { return this.views().viewOut[i]; }
   alloc(n) {
     const p = this.x.embd_js_malloc(n);
     if (!p) throw new EmbeddingCodecError(`out of WebAssembly memory (${n} bytes)`, 'OUT_OF_MEMORY', 0, 35);
@@ -273,7 +284,10 @@ export class Embd {
       return buf;
     }
     const v = vector instanceof Float32Array ? vector : Float32Array.from(vector);
-    if (flags & 1 && nodeZlib && !(flags & ~3)) return this.encodeZlib(v, flags, dt);
+    if (flags & 1 && !(flags & ~3)) {
+      if (this.zlib) return this.encodeZlib(v, flags, dt);
+      throw noSyncZlib('encodeEmbedding', 'encodeEmbeddingAsync', 0);
+    }
     let rc = this.x.embd_js_frame_size(dims, dt, flags);
     if (rc) throw new EmbeddingCodecError(`cannot size a frame of ${dims} ${DTYPES[dt]} values with flags ${flags}`, RESULT_NAMES[rc], 0, rc);
     const cap = this.out(0);
@@ -287,12 +301,34 @@ export class Embd {
     } finally { this.free(p); }
   }
 
+  // ---- zlib payloads (frame flag bit 0): one set of checks and one frame layout around
+  // two deflaters/inflaters, node:zlib's synchronous calls (this.zlib, in Node) and the
+  // platform's CompressionStream / DecompressionStream (asynchronous: the *Async calls,
+  // decodeStream and MLEmbedClient use them where node:zlib is absent).
+
   // flags bit 0 with node:zlib: the values in their dtype (the module's conversion, so the
   // same rounding and refusals), deflated at zlib's default level, the frame around them.
   encodeZlib(v, flags, dt) {
-    const raw = dt === 0 ? new Uint8Array(Float32Array.from(v).buffer) : this.fromF32(v, dt, 'little');
+    return this.zlibFrame(v.length, flags, dt, this.zlib.deflateSync(this.zlibRaw(v, dt)));
+  }
+  /** encodeEmbedding, asynchronous: a zlib payload (flags bit 0) is deflated by
+   * CompressionStream('deflate') where node:zlib is absent (browsers). */
+  async encodeEmbeddingAsync(vector, flags = 0, opts = {}) {
+    if (!(flags & 1) || flags & ~3 || this.zlib) return this.encodeEmbedding(vector, flags, opts);
+    const dt = dtypeCode(opts.dtype);
+    const v = vector instanceof Float32Array ? vector : Float32Array.from(vector);
+    const raw = this.zlibRaw(v, dt);
+    const { out, error } = await pump(new CompressionStream('deflate'), raw, Infinity);
+    if (error) throw new EmbeddingCodecError(`CompressionStream: ${error.message}`, 'FRAME_DEFLATE', 0, 19);
+    return this.zlibFrame(v.length, flags, dt, out);
+  }
+  // The values' bytes in their dtype, little-endian.
+  zlibRaw(v, dt) {
     if (dt === 0 && !LITTLE) throw new EmbeddingCodecError('big-endian hosts: not supported', 'UNAVAILABLE', 0, 50);
-    const z = nodeZlib.deflateSync(raw);
+    return dt === 0 ? new Uint8Array(Float32Array.from(v).buffer) : this.fromF32(v, dt, 'little');
+  }
+  // The frame around a zlib stream z: header, compressed length, z, the CRC trailer (bit 1).
+  zlibFrame(dims, flags, dt, z) {
     const tr = flags & 2 ? 4 : 0;
     const out = new Uint8Array(20 + z.length + tr);
     const dv = new DataView(out.buffer);
@@ -300,7 +336,7 @@ export class Embd {
     out[4] = dt === 0 ? 1 : 2;
     out[5] = flags;
     out[6] = dt === 0 ? 0 : dt;
-    dv.setUint32(8, v.length, true);
+    dv.setUint32(8, dims, true);
     dv.setUint32(12, crc12(out, 0), true);
     dv.setUint32(16, z.length, true);
     out.set(z, 20);
@@ -332,7 +368,10 @@ export class Embd {
     let rc = this.x.embd_js_frame_header(p, u.length, 1);
     if (rc) throw this.error(rc, base);
     const dims = this.out(0), version = this.out(1), flags = this.out(2), dtype = this.out(3);
-    if (flags & 1 && nodeZlib) return this.decodeZlib(u, base, this.out(4), dims, version, flags, dtype);
+    if (flags & 1) {
+      if (this.zlib) return this.decodeZlib(u, base, dims, version, flags, dtype);
+      throw noSyncZlib('decodeEmbedding', 'decodeEmbeddingAsync or decodeStream', base + 5);
+    }
     const o = this.alloc(dims * 4 + 4);
     try {
       rc = this.x.embd_js_frame_decode(p, u.length, 1, o, dims);
@@ -342,9 +381,35 @@ export class Embd {
     } finally { this.free(o); }
   }
 
-  // A checked header's compressed frame (frame_size bytes at u): the payload CRC, inflate
-  // with node:zlib to exactly the values' bytes, then the dtype conversion in the module.
-  decodeZlib(u, base, size, dims, version, flags, dtype) {
+  // A checked header's compressed frame at u: the payload CRC, inflate to exactly the
+  // values' bytes (zlibStart, an inflater, zlibEnd), then the dtype conversion in the module.
+  decodeZlib(u, base, dims, version, flags, dtype) {
+    const z = this.zlibStart(u, base, flags, dtype, dims);
+    let out, used;
+    try {
+      const r = this.zlib.inflateSync(z.bytes, { info: true, maxOutputLength: Math.max(z.want, 1) + 1 });
+      out = r.buffer;
+      used = r.engine.bytesWritten;
+    } catch (e) {
+      throw new EmbeddingCodecError(`zlib: ${e.message}`, 'FRAME_INFLATE', base + 20, 16);
+    }
+    return this.zlibEnd(z, out, used, base, dims, version, flags, dtype);
+  }
+  /** decodeEmbedding, asynchronous: a zlib payload is inflated by
+   * DecompressionStream('deflate') where node:zlib is absent (browsers); any other frame
+   * is decodeEmbedding's. */
+  async decodeEmbeddingAsync(buf, base = 0) {
+    const u = bytesOf(buf);
+    if (this.zlib || !(u.length > 5 && u[5] & 1)) return this.decodeEmbedding(u);
+    const rc = this.x.embd_js_frame_header(this.copyIn(u), u.length, 1);
+    if (rc) throw this.error(rc, base);
+    const dims = this.out(0), version = this.out(1), flags = this.out(2), dtype = this.out(3);
+    const z = this.zlibStart(u, base, flags, dtype, dims);
+    const { out, used, error } = await inflateStreams(z.bytes, z.want);
+    if (error) throw new EmbeddingCodecError(`zlib: ${error.message}`, 'FRAME_INFLATE', base + 20, 16);
+    return this.zlibEnd(z, out, used, base, dims, version, flags, dtype);
+  }
+  zlibStart(u, base, flags, dtype, dims) {
     const dv = new DataView(u.buffer, u.byteOffset, u.byteLength);
     const clen = dv.getUint32(16, true);
     if (flags & 2) {
@@ -352,15 +417,10 @@ export class Embd {
       const got = this.crc32(u.subarray(16, 20 + clen));
       if (stored !== got) throw new EmbeddingCodecError(`payload CRC-32 mismatch: stored 0x${stored.toString(16)}, computed 0x${got.toString(16)}`, 'FRAME_PAYLOAD_CRC', base + 20 + clen, 14);
     }
-    const want = DT_BYTES(dtype, dims);
-    let out, used;
-    try {
-      const r = nodeZlib.inflateSync(u.subarray(20, 20 + clen), { info: true, maxOutputLength: Math.max(want, 1) + 1 });
-      out = r.buffer;
-      used = r.engine.bytesWritten;
-    } catch (e) {
-      throw new EmbeddingCodecError(`zlib: ${e.message}`, 'FRAME_INFLATE', base + 20, 16);
-    }
+    return { bytes: u.subarray(20, 20 + clen), clen, want: DT_BYTES(dtype, dims) };
+  }
+  // out: the inflated bytes (at most want + 1 of them); used: compressed bytes the stream took.
+  zlibEnd({ clen, want }, out, used, base, dims, version, flags, dtype) {
     if (out.length !== want) throw new EmbeddingCodecError(`zlib stream inflates to ${out.length > want ? 'more than ' : ''}${Math.min(out.length, want + 1) - (out.length > want ? 1 : 0)} bytes, dims ${dims} need ${want}`, 'FRAME_INFLATE', base + 20, 16);
     if (used !== undefined && used < clen) throw new EmbeddingCodecError(`zlib stream ends after ${used} of its ${clen} compressed bytes`, 'FRAME_COMPRESSED_LENGTH', base + 20 + used, 15);
     const vector = dtype === 0 && LITTLE ? new Float32Array(out.buffer.slice(out.byteOffset, out.byteOffset + want)) : this.toF32(out, dtype, 'little');
@@ -389,8 +449,9 @@ export class Embd {
         const at = u.byteOffset + off + HEADER;
         if (version === 1 && flags === 0 && (at & 3) === 0 && LITTLE) {
           vector = new Float32Array(u.buffer, at, dims);
-        } else if (flags & 1 && nodeZlib) {
-          vector = this.decodeZlib(u.subarray(off, off + this.out(6)), off, this.out(6), dims, version, flags, dtype).vector;
+        } else if (flags & 1) {
+          if (!this.zlib) throw noSyncZlib('decodeBatch', 'decodeStream', off + 5);
+          vector = this.decodeZlib(u.subarray(off, off + this.out(6)), off, dims, version, flags, dtype).vector;
         } else {
           const o = this.alloc(dims * 4 + 4);
           try {
@@ -552,57 +613,91 @@ export class Embd {
   // ---- OpenAI-compatible bodies ----
   /** decodeOpenAI(body, {dtype, byteOrder, dims}): {matrix, count, dims, model, usage, row(i)} */
   decodeOpenAI(body, { dtype, byteOrder, dims = 0 } = {}) {
-    let p, len;
-    if (typeof body === 'string') {
-      // UTF-8 is at most 3 bytes per UTF-16 unit.
-      p = this.input(body.length * 3 + 1);
-      len = ENC.encodeInto(body, new Uint8Array(this.x.memory.buffer, p, body.length * 3 + 1)).written;
-    } else {
-      const u = bytesOf(body, 'body');
-      p = this.copyIn(u);
-      len = u.length;
-    }
-    const rc = this.x.embd_js_openai_decode(p, len, dtypeCode(dtype), orderCode(byteOrder), dims >>> 0);
+    const len = this.textIn(body, 'body');
+    const rc = this.x.embd_js_openai_decode(this.scratch, len, dtypeCode(dtype), orderCode(byteOrder), dims >>> 0);
     if (rc) throw this.error(rc);
-    const vp = this.out(0), count = this.out(1), d = this.out(2), mp = this.out(3), ml = this.out(4);
-    const hasUsage = this.out(5);
-    const usage = hasUsage
-      ? { prompt_tokens: this.out(6) + this.out(7) * 2 ** 32, total_tokens: this.out(8) + this.out(9) * 2 ** 32 }
+    const o = this.views().viewOut;
+    const vp = o[0], count = o[1], d = o[2];
+    const usage = o[5]
+      ? { prompt_tokens: o[6] + o[7] * 2 ** 32, total_tokens: o[8] + o[9] * 2 ** 32 }
       : null;
-    const model = DEC.decode(new Uint8Array(this.x.memory.buffer, mp, ml));
-    // One copy out of the module's memory (its views die when it grows): TypedArray.set,
-    // measured faster than ArrayBuffer.prototype.slice on a WebAssembly memory.
-    const matrix = new Float32Array(count * d);
-    matrix.set(new Float32Array(this.x.memory.buffer, vp, count * d));
+    const model = this.modelName(o[3], o[4]);
+    const matrix = this.floatsOut(vp, count * d);
     return openaiResult(matrix, count, d, model, usage);
   }
 
   /** One base64 embedding string (OpenAI encoding_format "base64") -> Float32Array. */
   decodeBase64Embedding(s, { dtype, byteOrder } = {}) {
     const dt = dtypeCode(dtype), bo = orderCode(byteOrder);
-    let p, len;
-    if (typeof s === 'string') {
-      // UTF-8 into the scratch buffer (base64 is ASCII; anything else the decoder refuses).
-      p = this.input(s.length * 3 + 1);
-      len = ENC.encodeInto(s, new Uint8Array(this.x.memory.buffer, p, s.length * 3 + 1)).written;
-    } else {
-      const u = bytesOf(s);
-      p = this.copyIn(u);
-      len = u.length;
-    }
+    const len = this.textIn(s, 'string');
     const maxBytes = Math.floor(len / 4) * 3 + 3;
     const cap = dt === 7 || dt === 8 ? maxBytes * 8 : maxBytes;
-    const o = this.alloc(cap * 4 + 4);
-    try {
-      // p stays valid: malloc may grow the memory, but addresses in it do not move.
-      const rc = this.x.embd_js_b64_embedding(p, len, dt, bo, o, cap);
-      if (rc) throw this.error(rc);
-      const n = this.out(0);
-      const v = new Float32Array(n);
-      v.set(new Float32Array(this.x.memory.buffer, o, n));
-      return v;
-    } finally { this.free(o); }
+    // The floats land in a region kept across calls (grown, never freed), then are copied
+    // once into the result: no malloc/free per call.
+    const o = this.outRegion(cap * 4 + 4);
+    const rc = this.x.embd_js_b64_embedding(this.scratch, len, dt, bo, o, cap);
+    if (rc) throw this.error(rc);
+    return this.floatsOut(o, this.out(0));
   }
+
+  // ---- the hand-off of decodeOpenAI / decodeBase64Embedding ----
+  // A string or bytes into the input scratch (this.scratch); returns the byte length. A
+  // string is written as UTF-8 by encodeInto straight into module memory (UTF-8 is at
+  // most 3 bytes per UTF-16 unit). Node's latin1Write is twice as fast but not exact
+  // beyond U+007F, and telling whether a string is ASCII costs more than the difference.
+  textIn(x, what) {
+    if (typeof x === 'string') {
+      const cap = x.length * 3 + 1;
+      const p = this.input(cap);
+      return ENC.encodeInto(x, this.u8().subarray(p, p + cap)).written;
+    }
+    const u = bytesOf(x, what);
+    this.copyIn(u);
+    return u.length;
+  }
+  // A region for results, kept across calls (the module is single-threaded; the only
+  // users copy out of it before returning).
+  outRegion(n) {
+    if (n > (this.resultCap ?? 0)) {
+      if (this.result) this.free(this.result);
+      this.result = 0;
+      const cap = Math.max(n, (this.resultCap ?? 0) * 2, 4096);
+      this.result = this.alloc(cap);
+      this.resultCap = cap;
+    }
+    return this.result;
+  }
+  // n floats at module address p, copied once into a Float32Array of their own (views of
+  // module memory die when it grows). In Node the array's memory is not zeroed first
+  // (Buffer.allocUnsafeSlow: its own ArrayBuffer of exactly n * 4 bytes), which was about
+  // as much time as the copy for a 100 x 1536 matrix.
+  floatsOut(p, n) {
+    const v = newFloats(n);
+    v.set(new Float32Array(this.x.memory.buffer, p, n));
+    return v;
+  }
+  // The model name, decoded again only when its bytes differ from the last call's.
+  modelName(p, n) {
+    const u = this.u8();
+    const last = this.lastModel;
+    if (last && last.bytes.length === n) {
+      let same = true;
+      for (let i = 0; i < n; i++) if (u[p + i] !== last.bytes[i]) { same = false; break; }
+      if (same) return last.name;
+    }
+    const bytes = u.slice(p, p + n);
+    this.lastModel = { bytes, name: DEC.decode(bytes) };
+    return this.lastModel.name;
+  }
+}
+
+// A Float32Array of n elements whose contents the caller overwrites at once: Node's
+// Buffer.allocUnsafeSlow skips the zeroing; elsewhere a plain Float32Array.
+const NodeBuffer = typeof globalThis.Buffer === 'function' && typeof globalThis.Buffer.allocUnsafeSlow === 'function'
+  ? globalThis.Buffer : null;
+function newFloats(n) {
+  if (NodeBuffer && n >= 256) return new Float32Array(NodeBuffer.allocUnsafeSlow(n * 4).buffer, 0, n);
+  return new Float32Array(n);
 }
 
 /** decodeOpenAI's result (one shape whichever backend decoded). */
@@ -620,12 +715,71 @@ function openaiResult(matrix, count, d, model, usage) {
 // ---- zlib payloads (frame flag bit 0) ----
 // Not in the WebAssembly build (no zlib source on Debian; nothing is downloaded): in Node
 // they go through node:zlib (loaded once by load(); its sync calls keep the API sync). In
-// browsers only DecompressionStream exists, which is asynchronous: such frames are refused
-// there with FRAME_INFLATE / FRAME_DEFLATE and a message saying why.
+// browsers only CompressionStream / DecompressionStream exist, which are asynchronous: the
+// synchronous calls refuse such frames (UNAVAILABLE, naming the asynchronous call), and
+// decodeEmbeddingAsync, encodeEmbeddingAsync, decodeStream and MLEmbedClient take them.
 let nodeZlib = null;
 async function loadZlib() {
   if (nodeZlib !== null || typeof process === 'undefined' || !process.versions?.node) return;
   try { nodeZlib = await import('node:zlib'); } catch { nodeZlib = false; }
+}
+function noSyncZlib(call, instead, offset) {
+  return new EmbeddingCodecError(`${call}: a zlib payload (flags bit 0) needs zlib, and this platform has no synchronous zlib (no node:zlib): use ${instead}, which use ${call.startsWith('encode') ? 'CompressionStream' : 'DecompressionStream'}`, 'UNAVAILABLE', offset, 50);
+}
+
+// Bytes through a CompressionStream / DecompressionStream: {out (at most cap + 1 bytes: the
+// reading stops there, so a stream that inflates without bound costs nothing more), error}.
+async function pump(ts, input, cap) {
+  const w = ts.writable.getWriter(), r = ts.readable.getReader();
+  const wrote = w.write(input).then(() => w.close()).catch(() => {}); // errors show on the read side
+  const parts = [];
+  let n = 0, error = null;
+  try {
+    for (;;) {
+      const { value, done } = await r.read();
+      if (done) break;
+      parts.push(value);
+      n += value.length;
+      if (n > cap) { await r.cancel().catch(() => {}); break; }
+    }
+  } catch (e) { error = e; }
+  await wrote;
+  const out = new Uint8Array(Math.min(n, cap + 1));
+  let at = 0;
+  for (const p of parts) { if (at >= out.length) break; const k = Math.min(p.length, out.length - at); out.set(p.subarray(0, k), at); at += k; }
+  return { out, error };
+}
+
+// Adler-32 (RFC 1950), the checksum a zlib stream ends with.
+function adler32(u) {
+  let a = 1, b = 0;
+  for (let i = 0; i < u.length;) {
+    const end = Math.min(u.length, i + 3800); // sums stay below 2^31 before the modulo
+    for (; i < end; i++) { a += u[i]; b += a; }
+    a %= 65521; b %= 65521;
+  }
+  return ((b << 16) | a) >>> 0;
+}
+
+// Inflates zlib stream z expected to give `want` bytes: {out, used, error}, used being the
+// compressed bytes the stream took, as node:zlib reports them. DecompressionStream does not
+// say where a stream ended, and engines differ on bytes after it (Node 20 ignores them;
+// Chromium and Node 24 fail), so the end is found here: a zlib stream ends with the
+// Adler-32 of what it inflates to, so it ends at the first u where z[u - 4 .. u) holds that
+// checksum and z[0 .. u) inflates on its own (tried only at such places: almost always
+// just u = z.length, which the first pass already settled).
+async function inflateStreams(z, want) {
+  const first = await pump(new DecompressionStream('deflate'), z, want);
+  if (first.out.length !== want) return { out: first.out, used: undefined, error: first.out.length > want ? null : first.error };
+  const a = adler32(first.out);
+  const a0 = a >>> 24, a1 = (a >>> 16) & 255, a2 = (a >>> 8) & 255, a3 = a & 255;
+  for (let u = 6; u <= z.length; u++) {
+    if (z[u - 1] !== a3 || z[u - 2] !== a2 || z[u - 3] !== a1 || z[u - 4] !== a0) continue;
+    if (u === z.length) { if (!first.error) return { out: first.out, used: u, error: null }; break; }
+    const p = await pump(new DecompressionStream('deflate'), z.subarray(0, u), want);
+    if (!p.error && p.out.length === want) return { out: first.out, used: u, error: null };
+  }
+  return { out: first.out, used: z.length, error: first.error ?? new Error('the stream does not end with the Adler-32 of its data') };
 }
 const DT_BYTES = (dt, dims) => (dt === 0 ? dims * 4 : dt <= 2 ? dims * 2 : dt <= 6 ? dims : dims / 8);
 
@@ -706,7 +860,7 @@ class EmbdNative extends Embd {
 
   decodeBase64Embedding(s, { dtype, byteOrder } = {}) {
     const dt = dtypeCode(dtype), bo = orderCode(byteOrder);
-    return this.napi.base64(nativeInput(s, 'buffer'), dt, bo);
+    return this.napi.base64(nativeInput(s, 'string'), dt, bo);
   }
 
   /** decodeOpenAI on libuv's thread pool: the event loop runs meanwhile (the body is
@@ -736,8 +890,10 @@ async function compileVariant(simd, source) {
 }
 
 /** Instantiates a module: {simd: true|false|'auto', module: WebAssembly.Module | bytes,
- * backend: 'wasm' (default) | 'native' | 'auto', addon: path of the Node-API addon}. */
-export async function load({ simd = 'auto', module, backend = 'wasm', addon } = {}) {
+ * backend: 'wasm' (default) | 'native' | 'auto', addon: path of the Node-API addon,
+ * zlib: 'auto' (node:zlib where it exists) | 'streams' (Compression/DecompressionStream
+ * only, as in a browser)}. */
+export async function load({ simd = 'auto', module, backend = 'wasm', addon, zlib = 'auto' } = {}) {
   const useSimd = simd === 'auto' ? simdSupported() : !!simd;
   const mod = await compileVariant(useSimd, module);
   await loadZlib();
@@ -746,6 +902,7 @@ export async function load({ simd = 'auto', module, backend = 'wasm', addon } = 
   const imports = { wasi_snapshot_preview1: wasiStubs(() => inst.exports.memory) };
   inst = await WebAssembly.instantiate(mod, imports);
   const e = napi ? new EmbdNative(inst, useSimd, napi) : new Embd(inst, useSimd);
+  e.zlib = zlib === 'streams' ? null : nodeZlib || null;
   // A module handed in says itself which one it is: the SIMD128 build runs wasm-simd128 rows.
   if (module) e.simd = e.activeImpl(2) === 'wasm-simd128';
   return e;
@@ -753,7 +910,7 @@ export async function load({ simd = 'auto', module, backend = 'wasm', addon } = 
 
 /** Loads the default instance once (later calls return it). */
 export async function init(opts = {}) {
-  if (!current || opts.module || opts.simd !== undefined || opts.backend !== undefined) current = await load(opts);
+  if (!current || opts.module || opts.simd !== undefined || opts.backend !== undefined || opts.zlib !== undefined) current = await load(opts);
   return current;
 }
 function cur() {
@@ -763,6 +920,8 @@ function cur() {
 
 export const encodeEmbedding = (v, flags, opts) => cur().encodeEmbedding(v, flags, opts);
 export const decodeEmbedding = (buf) => cur().decodeEmbedding(buf);
+export const decodeEmbeddingAsync = (buf) => cur().decodeEmbeddingAsync(buf);
+export const encodeEmbeddingAsync = (v, flags, opts) => cur().encodeEmbeddingAsync(v, flags, opts);
 export const decodeBatch = (buf) => cur().decodeBatch(buf);
 export const encodeBatch = (vs, flags, opts) => cur().encodeBatch(vs, flags, opts);
 /** Node Buffers from a pool: the bytes at their own offset (no .buffer mistakes). */

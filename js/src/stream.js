@@ -56,16 +56,18 @@ export async function* decodeStream(source, { batch = true, maxFrameBytes = 1 <<
   let pend = new Uint8Array(0); // the bytes of an unfinished piece (count, header or frame)
   let abs = 0; // absolute offset of pend[0]
   let count = -1, seen = 0;
-  const take = (frame, at) => {
+  // A zlib frame (flags bit 0) goes through decodeEmbeddingAsync: DecompressionStream
+  // where node:zlib is absent.
+  const take = async (frame, at) => {
     let r;
     try {
-      r = e.decodeEmbedding(frame);
+      r = frame[5] & 1 ? await e.decodeEmbeddingAsync(frame) : e.decodeEmbedding(frame);
     } catch (err) {
       if (err instanceof EmbeddingCodecError) err.offset += at;
       throw err;
     }
     // A view into a chunk or the assembly buffer: copy so the caller may keep it.
-    r.vector = r.vector.slice();
+    if (!(frame[5] & 1)) r.vector = r.vector.slice();
     return r;
   };
   const append = (c, n) => {
@@ -92,7 +94,7 @@ export async function* decodeStream(source, { batch = true, maxFrameBytes = 1 <<
       if (pend.length === 0 && c.length >= 16) { // a whole frame inside the chunk
         const size = frameSize(c, c.length);
         if (size >= 0 && size <= c.length) {
-          yield take(c.subarray(0, size), abs);
+          yield await take(c.subarray(0, size), abs);
           seen++;
           abs += size;
           c = c.subarray(size);
@@ -114,7 +116,7 @@ export async function* decodeStream(source, { batch = true, maxFrameBytes = 1 <<
         const size = frameSize(pend, pend.length);
         if (size < 0 || size > pend.length) continue; // more to come
       }
-      yield take(pend, abs);
+      yield await take(pend, abs);
       seen++;
       abs += pend.length;
       pend = new Uint8Array(0);
@@ -226,7 +228,7 @@ export class MLEmbedClient {
     if (!response.ok) throw new Error(`Embed service request failed: ${response.status} ${response.statusText}`);
     if (useBinary && !MLEmbedClient.isJson(response)) {
       const e = await init();
-      return e.decodeEmbedding(await response.arrayBuffer()).vector.slice();
+      return (await e.decodeEmbeddingAsync(await response.arrayBuffer())).vector.slice();
     }
     const json = await response.json();
     return new Float32Array(json.embedding);

@@ -11,10 +11,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inflateSync } from 'node:zlib';
+import { zlibCasesJson } from './zlib_cases.mjs';
+import { crc32 } from '../../tests/interop/seed_codec.mjs';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
-const types = { '.mjs': 'text/javascript', '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm' };
+const types = { '.json': 'application/json', '.mjs': 'text/javascript', '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm' };
 
 let server, base;
 before(async () => {
@@ -23,7 +26,10 @@ before(async () => {
     try {
       const url = new URL(req.url, 'http://x');
       let body, path;
-      if (url.pathname === '/seed.mjs') {
+      if (url.pathname === '/zlib-cases.json') {
+        body = zlibCasesJson();
+        path = 'x.json';
+      } else if (url.pathname === '/seed.mjs') {
         // the seed codec without its Node driver (imports of node:* and the CLI block)
         const src = await readFile(join(root, 'tests/interop/seed_codec.mjs'), 'utf8');
         body = src.replace(/^import .* from 'node:.*';$/gm, '').split('\nif (process.argv[1]')[0];
@@ -58,10 +64,29 @@ function page(query, extra = []) {
 }
 
 const skip = !chromium && 'SKIP: chromium not installed (scripts/install-deps.sh)';
+// Frames the page made with encodeEmbeddingAsync (CompressionStream): node:zlib inflates
+// their payloads to the values' bytes, the seed's CRC-32 checks their CRCs.
+function checkEncoded(encoded) {
+  assert.equal(encoded?.length, 3);
+  for (const { flags, dtype, frame, values } of encoded) {
+    const f = Buffer.from(frame, 'base64');
+    assert.equal(f.readUInt32LE(12), crc32(f.subarray(0, 12)));
+    assert.equal(f[5], flags);
+    const clen = f.readUInt32LE(16);
+    assert.equal(f.length, 20 + clen + (flags & 2 ? 4 : 0));
+    if (flags & 2) assert.equal(f.readUInt32LE(20 + clen), crc32(f.subarray(16, 20 + clen)));
+    const raw = inflateSync(f.subarray(20, 20 + clen));
+    const v = Uint32Array.from(values);
+    const want = dtype === 'f32' ? Buffer.from(v.buffer)
+      : Buffer.from(Uint16Array.from(v, (x) => (x + 0x7fff + ((x >>> 16) & 1)) >>> 16).buffer); // bf16, nearest-even
+    assert.deepEqual(raw, want, `flags ${flags} ${dtype}`);
+  }
+}
 test('Chromium: SIMD128 module (auto)', { skip }, async () => {
   const r = await page('simd=auto');
   assert.equal(r.error, undefined, r.error);
   assert.deepEqual(r.failures, []);
+  checkEncoded(r.encoded);
   assert.ok(r.pass >= 25, `${r.pass} checks`);
   assert.equal(r.validate, true);
   assert.equal(r.simd, true);
@@ -71,6 +96,7 @@ test('Chromium: scalar module', { skip }, async () => {
   const r = await page('simd=0');
   assert.equal(r.error, undefined, r.error);
   assert.deepEqual(r.failures, []);
+  checkEncoded(r.encoded);
   assert.equal(r.simd, false);
   assert.equal(r.active, 'scalar');
 });
@@ -78,6 +104,7 @@ test('Chromium, WebAssembly.validate refusing SIMD128: the loader falls back to 
   const r = await page('simd=auto&novalidate=1');
   assert.equal(r.error, undefined, r.error);
   assert.deepEqual(r.failures, []);
+  checkEncoded(r.encoded);
   assert.equal(r.validate, false, 'the probe refused');
   assert.equal(r.simd, false);
   assert.equal(r.active, 'scalar');

@@ -2,7 +2,7 @@
 // without its Node driver) both ways, batches, OpenAI float and base64 bodies against
 // JSON.parse and atob, CRC-32 against the seed's, f16 against a DataView reading, error
 // codes. ?simd=auto|1|0 picks the module; the result goes into #out as JSON.
-import { load, simdSupported, EmbeddingCodecError } from '/js/src/embd.js';
+import { load, init, simdSupported, EmbeddingCodecError, decodeStream, MLEmbedClient } from '/js/src/embd.js';
 import * as seed from '/seed.mjs';
 
 const params = new URLSearchParams(location.search);
@@ -61,12 +61,51 @@ async function run() {
     if (!(Object.is(f16[i], want) || (Number.isNaN(want) && Number.isNaN(f16[i])))) ok = false;
   }
   check(ok, 'f16 vs DataView');
-  // zlib payloads: no synchronous zlib in a browser: refused with the reason
-  try { e.encodeEmbedding(new Float32Array([1]), 1); check(false, 'zlib encode refused'); } catch (err) { check(err.code === 'FRAME_DEFLATE', `zlib encode: ${err.code}`); }
+  // zlib payloads: no synchronous zlib in a browser: the synchronous calls refuse them
+  // naming the asynchronous ones, which use CompressionStream / DecompressionStream
+  try { e.encodeEmbedding(new Float32Array([1]), 1); check(false, 'zlib encode refused'); } catch (err) { check(err.code === 'UNAVAILABLE' && /encodeEmbeddingAsync/.test(err.message), `zlib encode: ${err.code}`); }
+  const encoded = await zlibChecks(e);
   // errors
   try { e.decodeEmbedding(new Uint8Array(15)); check(false, 'short frame'); } catch (err) { check(err instanceof EmbeddingCodecError && err.code === 'FRAME_TOO_SMALL' && err.offset === 15, 'short frame code'); }
   try { e.decodeOpenAI('{"data":[1'); check(false, 'bad json'); } catch (err) { check(err.code === 'OPENAI_JSON' || err.code === 'OPENAI_SHAPE', `bad json code ${err.code}`); }
-  return { simd: e.simd, validate: simdSupported(), active: e.activeImpl(2) };
+  return { simd: e.simd, validate: simdSupported(), active: e.activeImpl(2), encoded };
+}
+
+// The zlib cases of js/test/zlib_cases.mjs (frames made by node:zlib and the seed's CRC-32,
+// served as /zlib-cases.json) through decodeEmbeddingAsync, decodeStream and the client;
+// frames encodeEmbeddingAsync makes go back in the result for node:zlib to read.
+async function zlibChecks(e) {
+  const cases = (await (await fetch('/zlib-cases.json')).json()).map((c) => ({ ...c, frame: Uint8Array.from(atob(c.frame), (ch) => ch.charCodeAt(0)) }));
+  for (const c of cases) {
+    let got;
+    try { const r = await e.decodeEmbeddingAsync(c.frame); got = { bits: bits(r.vector) }; } catch (err) { got = { code: err.code, offset: err.offset }; }
+    check(c.bits ? got.bits && same(got.bits, c.bits) : got.code === c.code && got.offset === c.offset, `zlib case ${c.name}: ${JSON.stringify(got).slice(0, 80)}`);
+  }
+  const good = cases.filter((c) => c.bits);
+  try { e.decodeEmbedding(good[0].frame); check(false, 'zlib decode refused'); } catch (err) { check(err.code === 'UNAVAILABLE' && err.offset === 5 && /decodeEmbeddingAsync/.test(err.message), `zlib decode: ${err.code}`); }
+  // decodeStream over a ReadableStream of 7-byte chunks of a batch of the good frames
+  await init({ simd: e.simd }); // decodeStream and the client use the default instance
+  const env = new Uint8Array(4 + good.reduce((a, c) => a + c.frame.length, 0));
+  new DataView(env.buffer).setUint32(0, good.length, true);
+  let at = 4;
+  for (const c of good) { env.set(c.frame, at); at += c.frame.length; }
+  let i = 0;
+  const rs = new ReadableStream({ pull(ctl) { if (i >= env.length) ctl.close(); else { ctl.enqueue(env.slice(i, i + 7)); i += 7; } } });
+  const streamed = [];
+  for await (const r of decodeStream(rs)) streamed.push(bits(r.vector));
+  check(streamed.length === good.length && streamed.every((b, k) => same(b, good[k].bits)), 'zlib frames through decodeStream');
+  const client = new MLEmbedClient('http://x', 'k', { fetch: async () => new Response(good[1].frame, { headers: { 'content-type': 'application/octet-stream' } }) });
+  check(same(bits(await client.embedOne('t')), good[1].bits), 'zlib frame through MLEmbedClient.embedOne');
+  // encodeEmbeddingAsync: CompressionStream; read back here and by node:zlib in the test
+  const v = Float32Array.from({ length: 300 }, (_, k) => Math.sin(k));
+  const encoded = [];
+  for (const [flags, dtype] of [[1, 'f32'], [3, 'f32'], [3, 'bf16']]) {
+    const f = new Uint8Array(await e.encodeEmbeddingAsync(v, flags, { dtype }));
+    const back = await e.decodeEmbeddingAsync(f);
+    check(back.dimensions === 300 && (dtype !== 'f32' || same(bits(back.vector), bits(v))), `encodeEmbeddingAsync ${flags} ${dtype} read back`);
+    encoded.push({ flags, dtype, frame: btoa(String.fromCharCode(...f)), values: bits(v) });
+  }
+  return encoded;
 }
 
 run().then((info) => {

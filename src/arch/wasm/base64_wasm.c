@@ -4,12 +4,14 @@
  * against the scalar reference's 0.15, measured by js/bench.mjs). Contract and tails:
  * src/core/base64_driver.h (the same checks, errors and offsets as every tier).
  *
- * Decode, 16 characters -> 12 bytes: the standard alphabet by nibble lookups (three
- * swizzles), the URL one by unsigned range compares; both reject everything outside the
- * alphabet ('=' and bytes >= 0x80 included), and such a block stops the kernel before
- * anything of it is stored. The value is the character plus its class's offset; the four 6-bit values of a
- * quad are joined with shifts inside 16- then 32-bit lanes and a byte shuffle puts the
- * three bytes in order; exactly 12 bytes are stored (one 64-bit and one 32-bit lane).
+ * Decode, standard alphabet: 64 characters a step (then 16), validity by nibble lookups
+ * ORed over the four vectors and tested once, the values by one lookup of the high nibble,
+ * the quads packed by shifts in 16-bit lanes and one i32x4.dot, each 12-byte group stored
+ * with a full 16-byte store the next group overwrites (1.54 against 0.72 GB/s for the
+ * 16-character loop this replaced, both measured interleaved in Node 20 on Zen 1). The
+ * URL alphabet: 16 characters a step by unsigned range compares. Both reject everything
+ * outside the alphabet ('=' and bytes >= 0x80 included), and such a block stops the
+ * kernel before anything of it is stored.
  *
  * Encode, 12 bytes -> 16 characters: a shuffle gathers each 3-byte group into one 32-bit
  * lane, shifts and masks cut the four 6-bit indices into its bytes, and the index plus
@@ -24,26 +26,99 @@ static inline v128_t in_range(v128_t c, uint8_t lo, uint8_t hi) {
   return wasm_v128_and(wasm_u8x16_ge(c, wasm_u8x16_splat(lo)), wasm_u8x16_le(c, wasm_u8x16_splat(hi)));
 }
 
-/* The standard alphabet by nibble lookups (Wojciech Muła's SSSE3 scheme, pshufb ->
- * i8x16.swizzle): the low nibble picks a mask of the high nibbles that are valid with it,
- * the high nibble a bit; no bit, no character of the alphabet (bytes >= 0x80 have a high
- * nibble with no bit). The high nibble also picks the offset to the 6-bit value ('/' is
- * the one character whose offset differs from its row's). */
-static inline int dec_std16(v128_t c, v128_t *v) {
-  const v128_t hi = wasm_u8x16_shr(c, 4), lo = wasm_v128_and(c, wasm_i8x16_splat(0x0f));
-  const v128_t mask_lut = wasm_i8x16_make((int8_t)0xa8, (int8_t)0xf8, (int8_t)0xf8, (int8_t)0xf8,
-                                          (int8_t)0xf8, (int8_t)0xf8, (int8_t)0xf8, (int8_t)0xf8,
-                                          (int8_t)0xf8, (int8_t)0xf8, (int8_t)0xf0, 0x54, 0x50, 0x50,
-                                          0x50, 0x54);
-  const v128_t bit_lut = wasm_i8x16_make(0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, (int8_t)0x80,
-                                         0, 0, 0, 0, 0, 0, 0, 0);
-  const v128_t shift_lut = wasm_i8x16_make(0, 0, 19, 4, -65, -65, -71, -71, 0, 0, 0, 0, 0, 0, 0, 0);
-  const v128_t ok = wasm_v128_and(wasm_i8x16_swizzle(mask_lut, lo), wasm_i8x16_swizzle(bit_lut, hi));
-  if (!wasm_i8x16_all_true(ok)) return 0;
-  const v128_t shift = wasm_v128_bitselect(wasm_i8x16_splat(16), wasm_i8x16_swizzle(shift_lut, hi),
-                                           wasm_i8x16_eq(c, wasm_i8x16_splat('/')));
-  *v = wasm_i8x16_add(c, shift);
-  return 1;
+/* Constants of the standard-alphabet loop, loaded once through an address the compiler
+ * cannot see through (the empty asm): otherwise clang re-emits each v128.const inside the
+ * loop, and V8 builds every one from immediates (several instructions apiece) on every
+ * iteration, since it hoists nothing out of loops. Loaded, they stay in registers. */
+enum { K_BAD, K_BIT, K_SHIFT, K_NIB, K_SLASH, K_HI6, K_DOT, K_COUNT };
+static const uint8_t std_k[K_COUNT][16] __attribute__((aligned(16))) = {
+    /* K_BAD by low nibble: a bit for each high nibble that is NOT valid with it (0x01:
+     * high nibbles 0, 1, 8-15, never valid; 0x02 .. 0x40: high nibbles 2 .. 7) */
+    {0xab, 0x83, 0x83, 0x83, 0x83, 0x83, 0x83, 0x83, 0x83, 0x83, 0x87, 0xd5, 0xd7, 0xd7, 0xd7, 0xd5},
+    /* K_BIT by high nibble */
+    {0x01, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01},
+    /* K_SHIFT by high nibble, '/' moved to row 1: character + shift = 6-bit value */
+    {0, 16, 19, 4, (uint8_t)-65, (uint8_t)-65, (uint8_t)-71, (uint8_t)-71, 0, 0, 0, 0, 0, 0, 0, 0},
+    {15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15},
+    {'/', '/', '/', '/', '/', '/', '/', '/', '/', '/', '/', '/', '/', '/', '/', '/'},
+    /* K_HI6: 16-bit 0x0fc0 (the first value of a pair, shifted left by 6) */
+    {0xc0, 0x0f, 0xc0, 0x0f, 0xc0, 0x0f, 0xc0, 0x0f, 0xc0, 0x0f, 0xc0, 0x0f, 0xc0, 0x0f, 0xc0, 0x0f},
+    /* K_DOT: 16-bit weights 4096, 1 (i32x4.dot joins two 12-bit halves) */
+    {0x00, 0x10, 0x01, 0x00, 0x00, 0x10, 0x01, 0x00, 0x00, 0x10, 0x01, 0x00, 0x00, 0x10, 0x01, 0x00},
+};
+typedef struct { v128_t bad, bit, shift, nib, slash, hi6, dot; } std_consts;
+
+static inline std_consts std_load(void) {
+  const uint8_t *k = std_k[0];
+  __asm__("" : "+r"(k));
+  std_consts c;
+  c.bad = wasm_v128_load(k + 16 * K_BAD), c.bit = wasm_v128_load(k + 16 * K_BIT);
+  c.shift = wasm_v128_load(k + 16 * K_SHIFT), c.nib = wasm_v128_load(k + 16 * K_NIB);
+  c.slash = wasm_v128_load(k + 16 * K_SLASH), c.hi6 = wasm_v128_load(k + 16 * K_HI6);
+  c.dot = wasm_v128_load(k + 16 * K_DOT);
+  return c;
+}
+
+/* The standard alphabet by nibble lookups (Wojciech Mula's SSSE3 scheme, pshufb ->
+ * i8x16.swizzle; every index is below 16, so no lane is zeroed by range): the low nibble
+ * picks the high nibbles that are NOT valid with it, the high nibble a bit; a set bit
+ * in their AND marks a character outside the alphabet (bytes >= 0x80 and '=' included).
+ * Returns that mask (OR four of them, test once). */
+static inline v128_t std_bad(const std_consts *k, v128_t c) {
+  const v128_t hi = wasm_v128_and(wasm_u16x8_shr(c, 4), k->nib), lo = wasm_v128_and(c, k->nib);
+  return wasm_v128_and(wasm_i8x16_swizzle(k->bad, lo), wasm_i8x16_swizzle(k->bit, hi));
+}
+/* Valid characters -> 6-bit values: the high nibble picks the offset; '/' is the one
+ * character whose offset differs from its row's, and its high nibble minus one (the eq
+ * mask is -1) picks row 1, which holds its offset. */
+static inline v128_t std_values(const std_consts *k, v128_t c) {
+  const v128_t hi = wasm_v128_and(wasm_u16x8_shr(c, 4), k->nib);
+  const v128_t row = wasm_i8x16_add(hi, wasm_i8x16_eq(c, k->slash));
+  return wasm_i8x16_add(c, wasm_i8x16_swizzle(k->shift, row));
+}
+/* 16 6-bit values (a b c d per quad) -> the 12 bytes in order in lanes 0-11: a << 6 | b
+ * in each 16-bit lane, then one i32x4.dot (x 4096 + x 1) per quad, then a constant
+ * shuffle (V8 uses its mask as a memory operand of pshufb; a swizzle by a vector held in
+ * a register would also need the range clamp V8 adds to every swizzle). */
+static inline v128_t std_pack(const std_consts *k, v128_t v) {
+  const v128_t ab = wasm_v128_or(wasm_v128_and(wasm_i16x8_shl(v, 6), k->hi6), wasm_u16x8_shr(v, 8));
+  const v128_t w = wasm_i32x4_dot_i16x8(ab, k->dot);
+  return wasm_i8x16_shuffle(w, w, 2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, 3, 7, 11, 15);
+}
+
+/* Standard alphabet: 64 characters a step while a full 16-byte store of the last of
+ * their four 12-byte groups stays inside dst (i + 72 <= n), then 16 at a time, the last
+ * group stored as exactly 12 bytes. A 64-character step holding a character outside the
+ * alphabet returns at its start; the scalar loop of the driver then finds the block. */
+static size_t dec_std(uint8_t *dst, const uint8_t *src, size_t n) {
+  const std_consts k = std_load();
+  size_t i = 0;
+  uint8_t *d = dst;
+  for (; i + 72 <= n; i += 64) {
+    const v128_t c0 = wasm_v128_load(src + i), c1 = wasm_v128_load(src + i + 16);
+    const v128_t c2 = wasm_v128_load(src + i + 32), c3 = wasm_v128_load(src + i + 48);
+    const v128_t bad = wasm_v128_or(wasm_v128_or(std_bad(&k, c0), std_bad(&k, c1)),
+                                    wasm_v128_or(std_bad(&k, c2), std_bad(&k, c3)));
+    if (wasm_v128_any_true(bad)) return i;
+    wasm_v128_store(d, std_pack(&k, std_values(&k, c0)));
+    wasm_v128_store(d + 12, std_pack(&k, std_values(&k, c1)));
+    wasm_v128_store(d + 24, std_pack(&k, std_values(&k, c2)));
+    wasm_v128_store(d + 36, std_pack(&k, std_values(&k, c3)));
+    d += 48;
+  }
+  for (; i + 16 <= n; i += 16) {
+    const v128_t c = wasm_v128_load(src + i);
+    if (wasm_v128_any_true(std_bad(&k, c))) return i;
+    const v128_t o = std_pack(&k, std_values(&k, c));
+    if (i + 24 <= n) {
+      wasm_v128_store(d, o);
+    } else {
+      wasm_v128_store64_lane(d, o, 0);
+      wasm_v128_store32_lane(d + 8, o, 2);
+    }
+    d += 12;
+  }
+  return i;
 }
 
 /* Any alphabet by range compares (the URL one, and the reference for the lookups above). */
@@ -77,14 +152,7 @@ static size_t dec_block(uint8_t *dst, const uint8_t *src, size_t n, int url) {
   size_t i = 0;
   uint8_t *d = dst;
   v128_t v;
-  if (!url) {
-    for (; i + 16 <= n; i += 16) {
-      if (!dec_std16(wasm_v128_load(src + i), &v)) return i;
-      pack12(d, v);
-      d += 12;
-    }
-    return i;
-  }
+  if (!url) return dec_std(dst, src, n);
   const v128_t s62 = wasm_i8x16_splat((int8_t)(62 - '-')), s63 = wasm_i8x16_splat((int8_t)(63 - '_'));
   const v128_t v62 = wasm_u8x16_splat('-'), v63 = wasm_u8x16_splat('_');
   for (; i + 16 <= n; i += 16) {
