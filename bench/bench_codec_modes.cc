@@ -2,8 +2,10 @@
 // and 64 tokens per frame, msgpack mode and protobuf mode, beside protobuf-c's own unpack
 // and pack of the same CodecFrame (the generated code of proto/codec.proto) and
 // msgpack-c's bare msgpack_unpack (no shape checks, no ids copied out). Our reader reads
-// whole common frames in one direct pass (codec_msgpack.c, mp_fast); the _chunked rows
-// go through its byte scanner and msgpack-c.
+// whole common frames in one direct pass (codec_msgpack.c, mp_fast), also when they were
+// assembled from chunks; the _full rows turn that pass off (the library's test hook), so
+// every frame goes through the byte scanner and the second walk (mp_frame, embd's own
+// decoding of the checked frame; msgpack-c's msgpack_unpack did that part until 0.4).
 //
 // Each iteration decodes a stream of kFrames frames fed in one chunk (frames decoded in
 // place); the *_chunked variants feed 7-byte chunks (every frame assembled in the reader's
@@ -19,6 +21,9 @@
 #include "bench_common.h"
 #include "codec.pb-c.h"
 #include "embd/codec_stream.h"
+
+// The library's test hook (src/codec/codec_msgpack.c): non-zero turns the direct pass off.
+extern "C" int embd_msgpack_fast_off_;
 
 namespace {
 
@@ -101,6 +106,11 @@ void BM_reader(benchmark::State &st, size_t chunk) {
 
 void BM_msgpack_decode(benchmark::State &st) { BM_reader<0>(st, SIZE_MAX); }
 void BM_msgpack_decode_chunked(benchmark::State &st) { BM_reader<0>(st, 7); }
+void BM_msgpack_decode_full(benchmark::State &st) {
+  embd_msgpack_fast_off_ = 1;
+  BM_reader<0>(st, SIZE_MAX);
+  embd_msgpack_fast_off_ = 0;
+}
 void BM_proto_decode(benchmark::State &st) { BM_reader<1>(st, SIZE_MAX); }
 void BM_proto_decode_chunked(benchmark::State &st) { BM_reader<1>(st, 7); }
 
@@ -192,10 +202,13 @@ void BM_protobufc_pack(benchmark::State &st) {
 
 // Interleaved, each size beside its anchor.
 BENCHMARK(BM_msgpack_decode)->Arg(1);
+BENCHMARK(BM_msgpack_decode_full)->Arg(1);
 BENCHMARK(BM_msgpack_c_unpack)->Arg(1);
 BENCHMARK(BM_msgpack_decode)->Arg(8);
+BENCHMARK(BM_msgpack_decode_full)->Arg(8);
 BENCHMARK(BM_msgpack_c_unpack)->Arg(8);
 BENCHMARK(BM_msgpack_decode)->Arg(64);
+BENCHMARK(BM_msgpack_decode_full)->Arg(64);
 BENCHMARK(BM_msgpack_c_unpack)->Arg(64);
 BENCHMARK(BM_proto_decode)->Arg(1)->Arg(8)->Arg(64);
 BENCHMARK(BM_protobufc_unpack)->Arg(1)->Arg(8)->Arg(64);

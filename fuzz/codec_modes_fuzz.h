@@ -158,7 +158,7 @@ static int cmf_run(int mode, const uint8_t *data, size_t size) {
   }
   if (ra != EMBD_OK && (!ea.message[0] || ea.offset > len)) abort();
   if (mode == 0) {
-    /* msgpack: one shot again with the reader's fast path off (the scanner and msgpack-c
+    /* msgpack: one shot again with the reader's fast path off (the scanner and mp_frame
      * for every frame, embd_msgpack_fast_off_): the same frames, result and error. */
     cmf_rec z = {0};
     z.mode = mode;

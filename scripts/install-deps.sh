@@ -10,6 +10,7 @@ pkgs=(
   libsimde-dev libcmocka-dev libbenchmark-dev zlib1g-dev
   libisal-dev libdeflate-dev libssl-dev
   libsimdjson-dev libfast-float-dev libcjson-dev
+  # the Codec stream modes' test oracles and benchmark contenders (the library needs neither)
   libmsgpack-dev libprotobuf-c-dev protobuf-c-compiler
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-s390x-linux-gnu g++-s390x-linux-gnu
   gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf

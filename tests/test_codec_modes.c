@@ -717,6 +717,26 @@ static void test_depth(void **state) {
     }
     rec_free(&r);
   }
+  /* An empty container counts as a level too (msgpack-c, the decoder before embd's own,
+   * refused one opened with 32 levels open): the map, 30 or 31 arrays, then []. */
+  for (int arrays = 30; arrays <= 31; arrays++) {
+    size_t n = 0;
+    s[n++] = 0x82;
+    memcpy(s + n, "\xa3ids\x90\xa1x", 7);
+    n += 7;
+    for (int d = 0; d < arrays; d++) s[n++] = 0x91;
+    s[n++] = 0x90;
+    rec r;
+    run1(MODE_MSGPACK, s, n, &r);
+    if (arrays == 30) {
+      assert_int_equal(r.result, EMBD_OK);
+    } else {
+      assert_int_equal(r.result, EMBD_ERR_MSGPACK);
+      assert_non_null(strstr(r.err.message, "nested deeper than 32"));
+      assert_int_equal(r.err.offset, 8 + 31);
+    }
+    rec_free(&r);
+  }
 }
 
 /* A naive reader loops on these: vLLM's first CodecRequest decoder consumed nothing for wire
@@ -1094,7 +1114,7 @@ static void test_proto_delta(void **state) {
 }
 
 /* The library's test hook (src/codec/codec_msgpack.c): non-zero, the msgpack reader's fast
- * path is off (every frame through the scanner and msgpack-c, as before it). */
+ * path is off (every frame through the scanner and mp_frame, as before it). */
 extern int embd_msgpack_fast_off_;
 
 /* run() with the fast path, then without: the same frames, result, offset and message. */

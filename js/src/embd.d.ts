@@ -56,6 +56,10 @@ export interface ProtobufReader {
   finish(): ProtobufFrame[];
   destroy(): void;
 }
+/** A msgpack-mode frame; toolCalls: the tool_calls value's msgpack bytes, raw. */
+export type MsgpackFrame = ProtobufFrame;
+export interface MsgpackOptions { delta?: boolean; maxFrameBytes?: number }
+export type MsgpackReader = ProtobufReader;
 
 export interface OpenAIOptions {
   dtype?: Dtype;
@@ -124,6 +128,9 @@ export declare class Embd {
   protobufReader(options?: ProtobufOptions): ProtobufReader;
   decodeProtobuf(bytes: Bytes, options?: ProtobufOptions): ProtobufFrame[];
   encodeProtobuf(frame: { ids?: Uint32Array | number[]; done?: boolean; finishReason?: string | null }, options?: { delta?: boolean; baseId?: number; baseId4?: boolean }): Uint8Array;
+  msgpackReader(options?: MsgpackOptions): MsgpackReader;
+  decodeMsgpack(bytes: Bytes, options?: MsgpackOptions): MsgpackFrame[];
+  encodeMsgpack(frame: { ids?: Uint32Array | number[]; done?: boolean; finishReason?: string | null }, options?: { delta?: boolean; baseId?: number }): Uint8Array;
   crc32(data: Bytes, crc?: number): number;
   base64Decode(s: string | Bytes, options?: Base64Options): Uint8Array;
   base64Encode(data: Bytes, options?: Base64Options): string;
@@ -156,6 +163,9 @@ export declare function decodeTokens(frame: Bytes): Uint32Array;
 export declare function protobufReader(options?: ProtobufOptions): ProtobufReader;
 export declare function decodeProtobuf(bytes: Bytes, options?: ProtobufOptions): ProtobufFrame[];
 export declare function encodeProtobuf(frame: { ids?: Uint32Array | number[]; done?: boolean; finishReason?: string | null }, options?: { delta?: boolean; baseId?: number; baseId4?: boolean }): Uint8Array;
+export declare function msgpackReader(options?: MsgpackOptions): MsgpackReader;
+export declare function decodeMsgpack(bytes: Bytes, options?: MsgpackOptions): MsgpackFrame[];
+export declare function encodeMsgpack(frame: { ids?: Uint32Array | number[]; done?: boolean; finishReason?: string | null }, options?: { delta?: boolean; baseId?: number }): Uint8Array;
 export declare function decodeProtobufStream(source: ChunkSource, options?: ProtobufOptions): AsyncGenerator<ProtobufFrame, void, unknown>;
 export declare function crc32(data: Bytes, crc?: number): number;
 export declare function base64Decode(s: string | Bytes, options?: Base64Options): Uint8Array;

@@ -539,9 +539,13 @@ export class Embd {
   /** A reader: feed(bytes) returns the frames completed by those bytes, finish() checks
    * the end; frames {ids, done, finishReason, toolCalls, index, offset, size}. */
   protobufReader({ delta = false, baseId4 = false, maxFrameBytes = 1 << 20 } = {}) {
+    return this.modeReader('protobuf', this.x.embd_js_proto_create((delta ? 1 : 0) | (baseId4 ? 2 : 0), maxFrameBytes >>> 0));
+  }
+  /** The reader of either stream mode (st: glue.c's reader, 0 if its create failed): the
+   * same frame queue, feed and finish for protobuf and msgpack. */
+  modeReader(name, st) {
     const e = this;
-    const st = this.x.embd_js_proto_create((delta ? 1 : 0) | (baseId4 ? 2 : 0), maxFrameBytes >>> 0);
-    if (!st) { const rc = this.out(0); throw new EmbeddingCodecError(`protobuf reader: ${RESULT_NAMES[rc] ?? rc}`, RESULT_NAMES[rc] ?? `E${rc}`, 0, rc); }
+    if (!st) { const rc = this.out(0); throw new EmbeddingCodecError(`${name} reader: ${RESULT_NAMES[rc] ?? rc}`, RESULT_NAMES[rc] ?? `E${rc}`, 0, rc); }
     let dead = false;
     const drain = () => {
       const q = e.out(0), len = e.out(1);
@@ -568,7 +572,7 @@ export class Embd {
       return frames;
     };
     const step = (bytes, finish) => {
-      if (dead) throw new EmbeddingCodecError('protobuf reader already finished', 'INVALID_ARGUMENT', 0, 1);
+      if (dead) throw new EmbeddingCodecError(`${name} reader already finished`, 'INVALID_ARGUMENT', 0, 1);
       const u = bytes ? bytesOf(bytes) : new Uint8Array(0);
       const p = e.copyIn(u);
       const rc = e.x.embd_js_proto_feed(st, p, u.length, finish ? 1 : 0);
@@ -606,6 +610,41 @@ export class Embd {
       const rc = this.x.embd_js_proto_encode(p, v.length, done ? 1 : 0, fp, fr ? fr.length : 0xffffffff,
         delta ? (baseId4 ? 2 : 0) : -1, baseId >>> 0, o, cap);
       if (rc) throw new EmbeddingCodecError(`cannot encode this protobuf frame (${RESULT_NAMES[rc] ?? rc})`, RESULT_NAMES[rc] ?? `E${rc}`, 0, rc);
+      return this.u8().slice(o, o + this.out(0));
+    } finally { this.free(p); }
+  }
+
+  // ---- Codec's msgpack stream mode (stream_format "msgpack" / "msgpack-delta") ----
+  // The protobuf mode's API over src/codec/codec_msgpack.c: frames {ids, done,
+  // finishReason, toolCalls (the tool_calls value's msgpack bytes, raw), index, offset, size}.
+  /** A reader: feed(bytes) returns the frames completed by those bytes, finish() checks the end. */
+  msgpackReader({ delta = false, maxFrameBytes = 1 << 20 } = {}) {
+    return this.modeReader('msgpack', this.x.embd_js_msgpack_create(delta ? 1 : 0, maxFrameBytes >>> 0));
+  }
+  /** A whole msgpack-mode stream at once: every frame, or the error. */
+  decodeMsgpack(bytes, opts = {}) {
+    const r = this.msgpackReader(opts);
+    try {
+      const frames = r.feed(bytes);
+      return frames.concat(r.finish());
+    } finally { r.destroy(); }
+  }
+  /** One msgpack-mode frame as vLLM writes it ({ids, done, finish_reason when given});
+   * {delta: true, baseId} writes msgpack-delta (base_id, ids_delta, done, finish_reason). */
+  encodeMsgpack({ ids = [], done = false, finishReason = null } = {}, { delta = false, baseId = 0 } = {}) {
+    const v = ids instanceof Uint32Array ? ids : Uint32Array.from(ids);
+    const fr = finishReason === null || finishReason === undefined ? null : ENC.encode(finishReason);
+    // keys and headers, 9 bytes per id at most (a zigzag delta can need 33 bits), the string
+    const cap = 64 + v.length * 9 + (fr ? fr.length : 0);
+    const p = this.alloc(v.length * 4 + (fr ? fr.length : 0) + cap + 8);
+    try {
+      new Uint32Array(this.x.memory.buffer, p, v.length).set(v);
+      const fp = p + v.length * 4;
+      if (fr) this.u8().set(fr, fp);
+      const o = fp + (fr ? fr.length : 0);
+      const rc = this.x.embd_js_msgpack_encode(p, v.length, done ? 1 : 0, fp, fr ? fr.length : 0xffffffff,
+        delta ? 0 : -1, baseId >>> 0, o, cap);
+      if (rc) throw new EmbeddingCodecError(`cannot encode this msgpack frame (${RESULT_NAMES[rc] ?? rc})`, RESULT_NAMES[rc] ?? `E${rc}`, 0, rc);
       return this.u8().slice(o, o + this.out(0));
     } finally { this.free(p); }
   }
@@ -937,6 +976,9 @@ export const decodeTokens = (frame) => cur().decodeTokens(frame);
 export const protobufReader = (opts) => cur().protobufReader(opts);
 export const decodeProtobuf = (bytes, opts) => cur().decodeProtobuf(bytes, opts);
 export const encodeProtobuf = (frame, opts) => cur().encodeProtobuf(frame, opts);
+export const msgpackReader = (opts) => cur().msgpackReader(opts);
+export const decodeMsgpack = (bytes, opts) => cur().decodeMsgpack(bytes, opts);
+export const encodeMsgpack = (frame, opts) => cur().encodeMsgpack(frame, opts);
 export const crc32 = (data, crc) => cur().crc32(data, crc);
 export const base64Decode = (s, opts) => cur().base64Decode(s, opts);
 export const base64Encode = (d, opts) => cur().base64Encode(d, opts);

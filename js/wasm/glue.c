@@ -242,14 +242,15 @@ int embd_js_codec_tokens(const void *buf, size_t len, uint32_t *out, size_t cap)
   return done(r);
 }
 
-/* protobuf stream mode (embd/codec_stream.h): a reader whose callback appends each frame
- * to a queue the JavaScript side reads after every feed and then empties. A record:
+/* protobuf and msgpack stream modes (embd/codec_stream.h): a reader whose callback appends
+ * each frame to a queue the JavaScript side reads after every feed and then empties. A record:
  * u32 n_ids, done, finish_reason_len (0xFFFFFFFF: absent), tool_calls_len (same), index,
  * offset, size; then the ids, the finish_reason bytes, the tool_calls bytes, each padded
  * to 4 bytes. */
 #include "embd/codec_stream.h"
 struct proto_js {
-  embd_codec_proto_reader *r;
+  embd_codec_proto_reader *r;      /* one of the two: */
+  embd_codec_msgpack_reader *mr;   /* embd_js_msgpack_create's; feed/drain/destroy serve both */
   uint8_t *q;
   size_t len, cap;
 };
@@ -280,8 +281,7 @@ static embd_result on_proto(void *user, const embd_codec_stream_frame *f) {
     return EMBD_ERR_OUT_OF_MEMORY;
   return EMBD_OK;
 }
-EXPORT(embd_js_proto_create)
-struct proto_js *embd_js_proto_create(uint32_t flags, uint32_t max_frame_bytes) {
+static struct proto_js *mode_create(int msgpack, uint32_t flags, uint32_t max_frame_bytes) {
   struct proto_js *s = (struct proto_js *)calloc(1, sizeof *s);
   if (!s) return NULL;
   embd_codec_stream_options o;
@@ -290,7 +290,7 @@ struct proto_js *embd_js_proto_create(uint32_t flags, uint32_t max_frame_bytes) 
   o.on_frame = on_proto;
   o.user = s;
   o.flags = flags;
-  embd_result r = embd_codec_proto_create(&o, &s->r);
+  embd_result r = msgpack ? embd_codec_msgpack_create(&o, &s->mr) : embd_codec_proto_create(&o, &s->r);
   g_out[0] = (uint32_t)r;
   if (r != EMBD_OK) {
     free(s);
@@ -298,10 +298,19 @@ struct proto_js *embd_js_proto_create(uint32_t flags, uint32_t max_frame_bytes) 
   }
   return s;
 }
+EXPORT(embd_js_proto_create)
+struct proto_js *embd_js_proto_create(uint32_t flags, uint32_t max_frame_bytes) {
+  return mode_create(0, flags, max_frame_bytes);
+}
+EXPORT(embd_js_msgpack_create)
+struct proto_js *embd_js_msgpack_create(uint32_t flags, uint32_t max_frame_bytes) {
+  return mode_create(1, flags, max_frame_bytes);
+}
 /* out: queue pointer, queue bytes (read them, then embd_js_proto_drain). */
 EXPORT(embd_js_proto_feed)
 int embd_js_proto_feed(struct proto_js *s, const void *data, size_t len, int finish) {
-  embd_result r = finish ? embd_codec_proto_finish(s->r, &g_err) : embd_codec_proto_feed(s->r, data, len, &g_err);
+  embd_result r = s->mr ? (finish ? embd_codec_msgpack_finish(s->mr, &g_err) : embd_codec_msgpack_feed(s->mr, data, len, &g_err))
+                        : (finish ? embd_codec_proto_finish(s->r, &g_err) : embd_codec_proto_feed(s->r, data, len, &g_err));
   g_out[0] = (uint32_t)(uintptr_t)s->q;
   g_out[1] = (uint32_t)s->len;
   return done(r);
@@ -311,15 +320,15 @@ EXPORT(embd_js_proto_destroy)
 void embd_js_proto_destroy(struct proto_js *s) {
   if (!s) return;
   embd_codec_proto_destroy(s->r);
+  embd_codec_msgpack_destroy(s->mr);
   free(s->q);
   free(s);
 }
 /* One frame: ids, done, finish_reason (NULL when flen is 0xFFFFFFFF); delta: -1 plain,
- * else the flags of embd_codec_proto_delta_encode with base_id. out/cap; g_out[0] = bytes
- * (the size needed when cap is short). */
-EXPORT(embd_js_proto_encode)
-int embd_js_proto_encode(const uint32_t *ids, size_t n, int done_, const char *fr, uint32_t flen,
-                         int delta, uint32_t base_id, void *out, size_t cap) {
+ * else the flags of embd_codec_proto_delta_encode with base_id (msgpack: -1 plain, 0
+ * msgpack-delta). out/cap; g_out[0] = bytes (the size needed when cap is short). */
+static int mode_encode(int msgpack, const uint32_t *ids, size_t n, int done_, const char *fr, uint32_t flen,
+                       int delta, uint32_t base_id, void *out, size_t cap) {
   embd_codec_stream_frame f;
   memset(&f, 0, sizeof f);
   f.ids = n ? ids : NULL;
@@ -328,8 +337,20 @@ int embd_js_proto_encode(const uint32_t *ids, size_t n, int done_, const char *f
   f.finish_reason = flen == 0xFFFFFFFFu ? NULL : (fr ? fr : "");
   f.finish_reason_len = flen == 0xFFFFFFFFu ? 0 : flen;
   size_t w = 0;
-  embd_result r = delta < 0 ? embd_codec_proto_encode(&f, out, cap, &w)
-                            : embd_codec_proto_delta_encode(&f, base_id, (uint64_t)delta, out, cap, &w);
+  embd_result r = msgpack ? (delta < 0 ? embd_codec_msgpack_encode(&f, out, cap, &w)
+                                       : embd_codec_msgpack_delta_encode(&f, base_id, out, cap, &w))
+                  : delta < 0 ? embd_codec_proto_encode(&f, out, cap, &w)
+                              : embd_codec_proto_delta_encode(&f, base_id, (uint64_t)delta, out, cap, &w);
   g_out[0] = (uint32_t)w;
   return (int)r;
+}
+EXPORT(embd_js_msgpack_encode)
+int embd_js_msgpack_encode(const uint32_t *ids, size_t n, int done_, const char *fr, uint32_t flen, int delta,
+                           uint32_t base_id, void *out, size_t cap) {
+  return mode_encode(1, ids, n, done_, fr, flen, delta, base_id, out, cap);
+}
+EXPORT(embd_js_proto_encode)
+int embd_js_proto_encode(const uint32_t *ids, size_t n, int done_, const char *fr, uint32_t flen,
+                         int delta, uint32_t base_id, void *out, size_t cap) {
+  return mode_encode(0, ids, n, done_, fr, flen, delta, base_id, out, cap);
 }

@@ -1,26 +1,24 @@
 /* msgpack mode of the engines' Codec streams (embd/codec_stream.h): msgpack maps back to
- * back, decoded with msgpack-c.
+ * back, decoded by embd itself (no msgpack-c: the same code builds natively and for
+ * WebAssembly, where there is no msgpack-c to link).
  *
  * Two passes per frame. A byte-driven scanner (below) runs over the bytes as they arrive:
- * it finds where the frame ends, checks that the frame is a map, that no container count
- * exceeds the bytes that could still follow within max_frame_bytes (every element takes
- * at least one byte), that strings, binaries and exts fit there too, and that nesting
- * stays within msgpack-c's 32 levels; it keeps no data, only counts. When the frame's
- * last byte is in, msgpack-c (msgpack_unpack into a zone kept across frames) decodes
- * exactly those bytes, and the map is checked for the frame's shape. msgpack-c is never
- * shown a header whose count has not been bounded: its unpacker allocates a container's
- * element array when it reads the header, before the elements arrive (a 5-byte
- * "array of 2^32-1" would ask for 96 GiB), which is why the bytes are not streamed into a
- * msgpack_unpacker directly.
+ * it finds where the frame ends, checks that the frame is a map, that it is well formed
+ * (no byte 0xc1), that no container count exceeds the bytes that could still follow within
+ * max_frame_bytes (every element takes at least one byte), that strings, binaries and exts
+ * fit there too, and that nesting stays within 32 levels (its stack); it keeps no data, only
+ * counts. When the frame's last byte is in, mp_frame walks exactly those bytes, now known
+ * to be one valid map (mp_len skips a value without any check), and checks the frame's
+ * shape. Nothing is allocated per container: a 5-byte "array of 2^32-1" costs nothing
+ * before the scanner has bounded it.
  *
  * Before both, a frame whose bytes are all at hand and which has the common shape (the
  * keys our encoder and the engines write, of the right types) is read in one direct pass
- * (mp_fast), which also finds its end: 2-3x faster than msgpack_unpack alone
- * (bench_codec_modes). It accepts only frames the two passes accept, with the same
- * values; any other frame, and every error, goes through them as before.
+ * (mp_fast), which also finds its end. It accepts only frames the two passes accept, with
+ * the same values; any other frame, and every error, goes through them (the fuzz target
+ * compares the two, embd_msgpack_fast_off_).
  */
 #include <inttypes.h>
-#include <msgpack.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +29,9 @@
 #include "framer.h"
 
 #define MP_ERR EMBD_ERR_MSGPACK
-#define MP_MAX_DEPTH 32 /* msgpack-c's MSGPACK_EMBED_STACK_SIZE */
+/* The scanner's stack. 32 is what msgpack-c allowed (MSGPACK_EMBED_STACK_SIZE) when it
+ * decoded these frames; kept so that the same frames are accepted. */
+#define MP_MAX_DEPTH 32
 
 /* ---- the scanner ------------------------------------------------------------------------ */
 
@@ -104,25 +104,31 @@ static int mp_complete(mp_scan *s) {
   return 1;
 }
 
+/* A header's meaning (h: its type byte and the bytes mp_extra counts): 1 for a container
+ * with *count elements (a map's keys and values both counted), 0 for anything else, whose
+ * payload after the header is *skip bytes. */
+static int mp_hdr_info(const uint8_t *h, uint64_t *count, uint64_t *skip) {
+  const uint8_t b = h[0];
+  *count = *skip = 0;
+  if (b >= 0x80 && b <= 0x8f) return *count = 2u * (b & 15u), 1;
+  if (b >= 0x90 && b <= 0x9f) return *count = b & 15u, 1;
+  if (b == 0xdc) return *count = mp_be(h + 1, 2), 1;
+  if (b == 0xdd) return *count = mp_be(h + 1, 4), 1;
+  if (b == 0xde) return *count = 2 * mp_be(h + 1, 2), 1;
+  if (b == 0xdf) return *count = 2 * mp_be(h + 1, 4), 1;
+  if (b >= 0xa0 && b <= 0xbf) *skip = b & 31u;
+  else if (b == 0xc4 || b == 0xd9 || b == 0xc7) *skip = h[1];
+  else if (b == 0xc5 || b == 0xda || b == 0xc8) *skip = mp_be(h + 1, 2);
+  else if (b == 0xc6 || b == 0xdb || b == 0xc9) *skip = mp_be(h + 1, 4);
+  else if (b >= 0xd4 && b <= 0xd8) *skip = 1u << (b - 0xd4);
+  return 0;
+}
+
 /* Header complete: what follows. -1 error (why set), 1 object done, 0 more. */
 static int mp_header(mp_scan *s) {
   const uint8_t b = s->hdr[0];
-  uint64_t count = 0, skip = 0;
-  int container = 0;
-  if (b >= 0x80 && b <= 0x8f) container = 1, count = 2u * (b & 15u);
-  else if (b >= 0x90 && b <= 0x9f) container = 1, count = b & 15u;
-  else if (b >= 0xa0 && b <= 0xbf) skip = b & 31u;
-  else if (b == 0xc4 || b == 0xd9) skip = s->hdr[1];
-  else if (b == 0xc5 || b == 0xda) skip = mp_be(s->hdr + 1, 2);
-  else if (b == 0xc6 || b == 0xdb) skip = mp_be(s->hdr + 1, 4);
-  else if (b == 0xc7) skip = s->hdr[1];
-  else if (b == 0xc8) skip = mp_be(s->hdr + 1, 2);
-  else if (b == 0xc9) skip = mp_be(s->hdr + 1, 4);
-  else if (b >= 0xd4 && b <= 0xd8) skip = 1u << (b - 0xd4);
-  else if (b == 0xdc) container = 1, count = mp_be(s->hdr + 1, 2);
-  else if (b == 0xdd) container = 1, count = mp_be(s->hdr + 1, 4);
-  else if (b == 0xde) container = 1, count = 2 * mp_be(s->hdr + 1, 2);
-  else if (b == 0xdf) container = 1, count = 2 * mp_be(s->hdr + 1, 4);
+  uint64_t count, skip;
+  const int container = mp_hdr_info(s->hdr, &count, &skip);
   const uint64_t room = s->limit - s->bytes;
   if (skip > room || count > room) {
     const int map = (b >= 0x80 && b <= 0x8f) || b >= 0xde;
@@ -131,13 +137,17 @@ static int mp_header(mp_scan *s) {
              container ? (map ? "entries" : "elements") : "bytes", s->limit);
     return -1;
   }
-  if (container && count) {
+  if (container) {
+    /* An empty container counts too (msgpack-c, which decoded these frames before, refused
+     * one opened at this depth): the same frames pass as then. */
     if (s->depth == MP_MAX_DEPTH) {
       snprintf(s->why, sizeof s->why, "containers nested deeper than %d", MP_MAX_DEPTH);
       return -1;
     }
-    s->left[s->depth++] = count;
-    return 0;
+    if (count) {
+      s->left[s->depth++] = count;
+      return 0;
+    }
   }
   s->skip = skip;
   if (skip) return 0;
@@ -180,6 +190,15 @@ static int mp_scan_run(mp_scan *s, const uint8_t *p, size_t n, size_t *used) {
       s->hdr[0] = b;
       s->hdr_have = 1;
       s->hdr_need = 1 + mp_extra(b);
+      /* The rest of the header at once when it is here and within the limit: what the
+       * byte-by-byte steps would do (ids are mostly 3- and 5-byte headers). */
+      const unsigned rest = s->hdr_need - 1;
+      if (rest && rest < n - i && s->bytes + 1 + rest <= s->limit) {
+        memcpy(s->hdr + 1, p + i + 1, rest);
+        s->hdr_have += rest;
+        i += rest;
+        s->bytes += rest;
+      }
     } else {
       s->hdr[s->hdr_have++] = b;
     }
@@ -216,8 +235,7 @@ static size_t mp_skip(const uint8_t *p, size_t n) {
 
 /* ---- the reader --------------------------------------------------------------------------- */
 
-/* Test hook: non-zero turns mp_fast off (every frame through the scanner and msgpack-c, the
- * reader before it), so that tests/test_codec_modes.c can compare the two paths. 0 in
+/* Test hook: non-zero turns mp_fast off (every frame through the scanner and mp_frame), so that tests/test_codec_modes.c can compare the two paths. 0 in
  * normal use. Not thread-safe to set. */
 EMBD_INTERNAL extern int embd_msgpack_fast_off_;
 int embd_msgpack_fast_off_ = 0;
@@ -228,7 +246,6 @@ struct embd_codec_msgpack_reader {
   uint32_t *ids;
   size_t ids_cap;
   mp_scan scan; /* the current frame's, over its bytes as they arrive */
-  msgpack_zone zone;
   /* mp_fast's result for the frame mp_need just sized (fast = its length), taken by
    * mp_whole: the ids are in ids, finish_reason an offset in the frame (fr_at) */
   size_t fast, n_ids, fr_at, fr_len;
@@ -238,59 +255,76 @@ struct embd_codec_msgpack_reader {
 /* Every error names the byte at fault (at) and, in the prefix, the frame's first byte. */
 #define mp_stick(r, res, at, ...) embd_framer_fail(&(r)->f, res, at, __VA_ARGS__)
 
-static const char *mp_obj_type(const msgpack_object *o) {
-  switch (o->type) {
-    case MSGPACK_OBJECT_NIL: return "nil";
-    case MSGPACK_OBJECT_BOOLEAN: return "a bool";
-    case MSGPACK_OBJECT_POSITIVE_INTEGER: return "an unsigned integer";
-    case MSGPACK_OBJECT_NEGATIVE_INTEGER: return "a negative integer";
-    case MSGPACK_OBJECT_FLOAT32:
-    case MSGPACK_OBJECT_FLOAT64: return "a float";
-    case MSGPACK_OBJECT_STR: return "a string";
-    case MSGPACK_OBJECT_ARRAY: return "an array";
-    case MSGPACK_OBJECT_MAP: return "a map";
-    case MSGPACK_OBJECT_BIN: return "a binary";
-    case MSGPACK_OBJECT_EXT: return "an ext";
-  }
-  return "an unknown object";
-}
+/* ---- a frame the scanner has checked (one valid map, every count bounded) ------------------ */
 
-/* Offset in the frame (p, n: its bytes, a valid map) of entry kv's value, of its key when
- * elem is -2, or of element elem of that value (an array) when elem >= 0. Only on error
- * paths and for tool_calls. */
-static size_t mp_value_at(const uint8_t *p, size_t n, uint32_t kv, int64_t elem) {
-  size_t o = (p[0] >= 0x80 && p[0] <= 0x8f) ? 1 : p[0] == 0xde ? 3 : 5;
-  for (uint32_t i = 0; i < kv; i++) {
-    o += mp_skip(p + o, n - o); /* key */
-    o += mp_skip(p + o, n - o); /* value */
+/* The length of the value at p, which the scanner has checked (so no bound is needed):
+ * headers and payloads are stepped over, containers add their elements to those still due. */
+static size_t mp_len(const uint8_t *p) {
+  size_t o = 0;
+  uint64_t due = 1;
+  while (due) {
+    uint64_t count, skip;
+    const uint8_t b = p[o];
+    due--;
+    if (b < 0x80 || b >= 0xe0) { /* fixints first: most of an ids array */
+      o++;
+      continue;
+    }
+    mp_hdr_info(p + o, &count, &skip);
+    o += 1 + mp_extra(p[o]) + (size_t)skip;
+    due += count;
   }
-  if (elem == -2) return o;
-  o += mp_skip(p + o, n - o); /* the key */
-  if (elem < 0) return o;
-  const uint8_t b = p[o];
-  o += (b >= 0x90 && b <= 0x9f) ? 1 : b == 0xdc ? 3 : 5;
-  for (int64_t i = 0; i < elem; i++) o += mp_skip(p + o, n - o);
   return o;
 }
 
-/* msgpack-c's zone aligns what it allocates to MSGPACK_ZONE_ALIGN, sizeof(void *) when
- * libmsgpackc was built: 4 on 32-bit ARM, where msgpack_object (a union holding uint64_t
- * and double) needs 8. Reading the zone's map and array elements in place is then an
- * unaligned access (UBSan reports it under qemu-arm), so each element is copied out. */
-static msgpack_object_kv mp_kv(const msgpack_object_kv *kvs, size_t i) {
-  msgpack_object_kv kv;
-  memcpy(&kv, (const char *)kvs + i * sizeof kv, sizeof kv);
-  return kv;
+/* The value at q is an integer >= 0 (of any width, signed or not: msgpack-c, which decoded
+ * these frames before, read a non-negative int8..int64 as an unsigned integer too): its
+ * length and *v; 0 for anything else. */
+static size_t mp_uint_at(const uint8_t *q, uint64_t *v) {
+  const uint8_t b = q[0];
+  if (b < 0x80) return *v = b, 1;
+  if (b >= 0xcc && b <= 0xcf) {
+    const unsigned w = 1u << (b - 0xcc);
+    return *v = mp_be(q + 1, w), 1 + w;
+  }
+  if (b >= 0xd0 && b <= 0xd3) {
+    const unsigned w = 1u << (b - 0xd0);
+    const uint64_t u = mp_be(q + 1, w);
+    if (u >> (8 * w - 1) & 1) return 0; /* the sign bit: negative */
+    return *v = u, 1 + w;
+  }
+  return 0;
 }
 
-static msgpack_object mp_elem(const msgpack_object *a, size_t i) {
-  msgpack_object o;
-  memcpy(&o, (const char *)a + i * sizeof o, sizeof o);
-  return o;
+/* What the value at q is, for messages ("an unsigned integer", "a string", ...). */
+static const char *mp_val_type(const uint8_t *q) {
+  uint64_t v;
+  if (mp_uint_at(q, &v)) return "an unsigned integer";
+  if (q[0] >= 0xe0 || (q[0] >= 0xd0 && q[0] <= 0xd3)) return "a negative integer";
+  return mp_byte_type(q[0]);
 }
 
-static int mp_key_is(const msgpack_object *k, const char *name, size_t len) {
-  return k->type == MSGPACK_OBJECT_STR && k->via.str.size == len && !memcmp(k->via.str.ptr, name, len);
+/* The string at q (a checked value): 1 and its bytes (*s, *len), 0 if it is not a string. */
+static int mp_str_at(const uint8_t *q, const uint8_t **s, size_t *len) {
+  const uint8_t b = q[0];
+  unsigned w;
+  if (b >= 0xa0 && b <= 0xbf) w = 0, *len = b & 31u;
+  else if (b >= 0xd9 && b <= 0xdb) w = 1u << (b - 0xd9), *len = (size_t)mp_be(q + 1, w);
+  else return 0;
+  *s = q + 1 + w;
+  return 1;
+}
+
+/* An array's header at q: 1 and its element count, the first element at q + *hdr. */
+static int mp_array_at(const uint8_t *q, uint64_t *count, size_t *hdr) {
+  const uint8_t b = q[0];
+  if ((b >= 0x90 && b <= 0x9f) || b == 0xdc || b == 0xdd) {
+    uint64_t skip;
+    mp_hdr_info(q, count, &skip);
+    *hdr = 1 + mp_extra(b);
+    return 1;
+  }
+  return 0;
 }
 
 /* Room for nid ids in r->ids (nid <= max_ids). 0: out of memory. */
@@ -327,9 +361,9 @@ static inline int mp_fast_uint(const uint8_t **q, const uint8_t *end, uint64_t *
  * hand, possibly more than the frame): a map with string keys that are all known (ids,
  * done, finish_reason; msgpack-delta: base_id, ids_delta) and of the right types, every
  * id in range, the frame within max_frame_bytes. Returns its length, the values in r;
- * 0 for any other frame, which the scanner and msgpack-c then decode (and whose errors
+ * 0 for any other frame, which the scanner and mp_frame then decode (and whose errors
  * they report): this accepts no frame that they reject and decodes the same values,
- * skipping the byte-by-byte scan and msgpack-c's objects. */
+ * skipping the byte-by-byte scan and the second walk. */
 static size_t mp_fast(embd_codec_msgpack_reader *r, const uint8_t *p, size_t n) {
   if (embd_msgpack_fast_off_) return 0;
   const uint8_t *q = p, *const end = p + (n < r->opt.max_frame_bytes ? n : r->opt.max_frame_bytes);
@@ -432,7 +466,7 @@ static embd_result mp_fast_emit(embd_codec_msgpack_reader *r, const uint8_t *p, 
   f.n_ids = r->n_ids;
   f.done = r->done;
   if (r->has_fr) {
-    /* empty: still not NULL (where its bytes would start); msgpack-c points near there */
+    /* empty: still not NULL (where its bytes would start), as in mp_frame */
     f.finish_reason = (const char *)p + r->fr_at;
     f.finish_reason_len = r->fr_len;
   }
@@ -443,120 +477,113 @@ static embd_result mp_fast_emit(embd_codec_msgpack_reader *r, const uint8_t *p, 
   return r->opt.on_frame(r->opt.user, &f);
 }
 
+/* A frame the scanner found whole and valid (p, n: exactly its bytes): its keys found, then
+ * checked in a fixed order (so one frame always reports the same first error), every error
+ * at the byte at fault. */
 static embd_result mp_frame(embd_codec_msgpack_reader *r, const uint8_t *p, size_t n) {
   const uint64_t base = r->f.start;
-  msgpack_object obj;
-  size_t o = 0;
-  msgpack_zone_clear(&r->zone);
-  msgpack_unpack_return ur = msgpack_unpack((const char *)p, n, &o, &r->zone, &obj);
-  if (ur != MSGPACK_UNPACK_SUCCESS || o != n || obj.type != MSGPACK_OBJECT_MAP)
-    return mp_stick(r, ur == MSGPACK_UNPACK_NOMEM_ERROR ? EMBD_ERR_OUT_OF_MEMORY : MP_ERR, base,
-                    "msgpack-c could not unpack the frame (msgpack_unpack returned %d)", (int)ur);
-  const msgpack_object_kv *kvs = obj.via.map.ptr;
-  const uint32_t nkv = obj.via.map.size;
+  uint64_t nkv, skip;
+  mp_hdr_info(p, &nkv, &skip);
+  nkv /= 2;
+  size_t o = 1 + mp_extra(p[0]);
   /* msgpack-delta (embd/codec_stream.h): the same map with base_id + ids_delta in place
    * of ids; one pass over the same code, the ids array's name and meaning switched. */
   const int delta = (r->opt.flags & EMBD_CODEC_STREAM_DELTA) != 0;
   const char *ids_key = delta ? "ids_delta" : "ids";
-  int64_t at_ids = -1, at_done = -1, at_fr = -1, at_tc = -1, at_base = -1, at_plain = -1;
-  for (uint32_t i = 0; i < nkv; i++) {
-    const msgpack_object_kv kv = mp_kv(kvs, i);
-    const msgpack_object *k = &kv.key;
-    int64_t *slot = mp_key_is(k, ids_key, strlen(ids_key))   ? &at_ids
-                    : mp_key_is(k, "done", 4)                 ? &at_done
-                    : mp_key_is(k, "finish_reason", 13)       ? &at_fr
-                    : mp_key_is(k, "tool_calls", 10)          ? &at_tc
-                    : delta && mp_key_is(k, "base_id", 7)     ? &at_base
-                    : delta && mp_key_is(k, "ids", 3)         ? &at_plain
-                                                              : NULL;
-    if (!slot) continue; /* unknown keys are ignored */
-    if (*slot >= 0) {
-      size_t ko = mp_value_at(p, n, i, -2);
-      return mp_stick(r, MP_ERR, base + ko, "duplicate key \"%.*s\"", (int)k->via.str.size, k->via.str.ptr);
-    }
-    *slot = i;
+  const size_t ids_key_len = delta ? 9 : 3;
+  enum { K_IDS, K_DONE, K_FR, K_TC, K_BASE, K_PLAIN, K_N };
+  size_t key_at[K_N], val_at[K_N];
+  for (int k = 0; k < K_N; k++) key_at[k] = val_at[k] = SIZE_MAX;
+  for (uint64_t i = 0; i < nkv; i++) {
+    const size_t ko = o;
+    const uint8_t *ks = NULL;
+    size_t kl = 0;
+    const int is_str = mp_str_at(p + o, &ks, &kl);
+    o += mp_len(p + o);
+    const size_t vo = o;
+    o += mp_len(p + o);
+#define MP_KEY_IS(name, len) (is_str && kl == (len) && !memcmp(ks, name, len))
+    const int k = MP_KEY_IS(ids_key, ids_key_len)         ? K_IDS
+                  : MP_KEY_IS("done", 4)                  ? K_DONE
+                  : MP_KEY_IS("finish_reason", 13)        ? K_FR
+                  : MP_KEY_IS("tool_calls", 10)           ? K_TC
+                  : delta && MP_KEY_IS("base_id", 7)      ? K_BASE
+                  : delta && MP_KEY_IS("ids", 3)          ? K_PLAIN
+                                                          : -1;
+#undef MP_KEY_IS
+    if (k < 0) continue; /* unknown keys are ignored */
+    if (key_at[k] != SIZE_MAX) return mp_stick(r, MP_ERR, base + ko, "duplicate key \"%.*s\"", (int)kl, (const char *)ks);
+    key_at[k] = ko;
+    val_at[k] = vo;
   }
-  if (at_plain >= 0) /* the draft: a server MUST NOT mix the two shapes */
-    return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_plain, -2),
+  if (key_at[K_PLAIN] != SIZE_MAX) /* the draft: a server MUST NOT mix the two shapes */
+    return mp_stick(r, MP_ERR, base + key_at[K_PLAIN],
                     "an \"ids\" key in a msgpack-delta frame (expected \"base_id\" and \"ids_delta\")");
-  if (at_ids < 0)
+  if (key_at[K_IDS] == SIZE_MAX)
     return delta ? mp_stick(r, MP_ERR, base, "no \"ids_delta\" key (every msgpack-delta frame has one, [] when empty)")
                  : mp_stick(r, MP_ERR, base, "no \"ids\" key (every frame has one, [] when empty)");
   uint32_t base_id = 0;
-  msgpack_object_kv kv;
-  const msgpack_object *v;
+  uint64_t v;
   if (delta) {
-    if (at_base < 0) return mp_stick(r, MP_ERR, base, "no \"base_id\" key (every msgpack-delta frame has one)");
-    kv = mp_kv(kvs, (size_t)at_base);
-    v = &kv.val;
-    if (v->type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_base, -1),
-                      "base_id is %s, expected an unsigned integer", mp_obj_type(v));
-    if (v->via.u64 > UINT32_MAX)
-      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_base, -1),
-                      "base_id = %" PRIu64 " is above UINT32_MAX", v->via.u64);
-    base_id = (uint32_t)v->via.u64;
+    const size_t at = val_at[K_BASE];
+    if (at == SIZE_MAX) return mp_stick(r, MP_ERR, base, "no \"base_id\" key (every msgpack-delta frame has one)");
+    if (!mp_uint_at(p + at, &v))
+      return mp_stick(r, MP_ERR, base + at, "base_id is %s, expected an unsigned integer", mp_val_type(p + at));
+    if (v > UINT32_MAX) return mp_stick(r, MP_ERR, base + at, "base_id = %" PRIu64 " is above UINT32_MAX", v);
+    base_id = (uint32_t)v;
   }
-  kv = mp_kv(kvs, (size_t)at_ids);
-  v = &kv.val;
-  if (v->type != MSGPACK_OBJECT_ARRAY)
-    return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "%s is %s, expected an array",
-                    ids_key, mp_obj_type(v));
-  const size_t nid = v->via.array.size;
+  const size_t at_ids = val_at[K_IDS];
+  uint64_t nid64;
+  size_t e;
+  if (!mp_array_at(p + at_ids, &nid64, &e))
+    return mp_stick(r, MP_ERR, base + at_ids, "%s is %s, expected an array", ids_key, mp_val_type(p + at_ids));
+  const size_t nid = (size_t)nid64; /* the scanner bounded it by max_frame_bytes, a size_t */
   if (nid > r->opt.max_ids)
-    return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, -1), "%zu ids, above max_ids (%zu)", nid,
-                    r->opt.max_ids);
+    return mp_stick(r, MP_ERR, base + at_ids, "%zu ids, above max_ids (%zu)", nid, r->opt.max_ids);
   if (!mp_ids_room(r, nid)) return mp_stick(r, EMBD_ERR_OUT_OF_MEMORY, base, "out of memory for %zu ids", nid);
-  const msgpack_object *e = v->via.array.ptr;
+  e += at_ids;
   uint32_t prev = base_id;
-  for (size_t i = 0; i < nid; i++) {
-    const msgpack_object ei = mp_elem(e, i);
-    if (ei.type != MSGPACK_OBJECT_POSITIVE_INTEGER)
-      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
-                      "%s[%zu] is %s, expected an unsigned integer", ids_key, i, mp_obj_type(&ei));
+  for (size_t i = 0, len; i < nid; i++, e += len) {
+    if (!(len = mp_uint_at(p + e, &v)))
+      return mp_stick(r, MP_ERR, base + e, "%s[%zu] is %s, expected an unsigned integer", ids_key, i,
+                      mp_val_type(p + e));
     if (delta) {
       uint32_t id;
-      if (!embd_codec_unzigzag(prev, ei.via.u64, &id))
-        return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
+      if (!embd_codec_unzigzag(prev, v, &id))
+        return mp_stick(r, MP_ERR, base + e,
                         "ids_delta[%zu] = %" PRIu64 " (a step of %" PRId64 " from %" PRIu32
-                        ") takes the id out of 0..UINT32_MAX", i, ei.via.u64, embd_codec_step(ei.via.u64), prev);
+                        ") takes the id out of 0..UINT32_MAX", i, v, embd_codec_step(v), prev);
       prev = id;
       r->ids[i] = prev;
       continue;
     }
-    if (ei.via.u64 > UINT32_MAX)
-      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_ids, (int64_t)i),
-                      "ids[%zu] = %" PRIu64 " is above UINT32_MAX", i, ei.via.u64);
-    r->ids[i] = (uint32_t)ei.via.u64;
+    if (v > UINT32_MAX) return mp_stick(r, MP_ERR, base + e, "ids[%zu] = %" PRIu64 " is above UINT32_MAX", i, v);
+    r->ids[i] = (uint32_t)v;
   }
   embd_codec_stream_frame f;
   memset(&f, 0, sizeof f);
   f.ids = r->ids;
   f.n_ids = nid;
-  if (at_done >= 0) {
-    kv = mp_kv(kvs, (size_t)at_done);
-    v = &kv.val;
-    if (v->type != MSGPACK_OBJECT_BOOLEAN)
-      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_done, -1), "done is %s, expected a bool",
-                      mp_obj_type(v));
-    f.done = v->via.boolean ? 1 : 0;
+  if (val_at[K_DONE] != SIZE_MAX) {
+    const uint8_t *q = p + val_at[K_DONE];
+    if (*q != 0xc2 && *q != 0xc3)
+      return mp_stick(r, MP_ERR, base + val_at[K_DONE], "done is %s, expected a bool", mp_val_type(q));
+    f.done = *q == 0xc3;
   }
-  if (at_fr >= 0) {
-    kv = mp_kv(kvs, (size_t)at_fr);
-    v = &kv.val;
-    if (v->type == MSGPACK_OBJECT_STR) {
-      f.finish_reason = v->via.str.ptr;
-      f.finish_reason_len = v->via.str.size;
-      if (!f.finish_reason) f.finish_reason = (const char *)p; /* an empty string */
-    } else if (v->type != MSGPACK_OBJECT_NIL) {
-      return mp_stick(r, MP_ERR, base + mp_value_at(p, n, (uint32_t)at_fr, -1),
-                      "finish_reason is %s, expected a string or nil", mp_obj_type(v));
+  if (val_at[K_FR] != SIZE_MAX) {
+    const uint8_t *q = p + val_at[K_FR], *fs;
+    size_t fl;
+    if (mp_str_at(q, &fs, &fl)) {
+      f.finish_reason = (const char *)fs; /* empty: still not NULL (where its bytes would start) */
+      f.finish_reason_len = fl;
+    } else if (*q != 0xc0) {
+      return mp_stick(r, MP_ERR, base + val_at[K_FR], "finish_reason is %s, expected a string or nil",
+                      mp_val_type(q));
     }
   }
-  if (at_tc >= 0) {
-    size_t to = mp_value_at(p, n, (uint32_t)at_tc, -1);
-    f.tool_calls = p + to;
-    f.tool_calls_len = mp_skip(p + to, n - to);
+  if (val_at[K_TC] != SIZE_MAX) {
+    f.tool_calls = p + val_at[K_TC];
+    f.tool_calls_len = mp_len(f.tool_calls);
   }
   f.index = r->f.index;
   f.offset = base;
@@ -612,17 +639,12 @@ embd_result embd_codec_msgpack_create(const embd_codec_stream_options *opt,
   embd_framer_init(&r->f, 0, opt->max_frame_bytes); /* allocates nothing yet */
   r->opt = *opt;
   if (!r->opt.max_ids) r->opt.max_ids = r->opt.max_frame_bytes;
-  if (!msgpack_zone_init(&r->zone, MSGPACK_ZONE_CHUNK_SIZE)) {
-    free(r);
-    return EMBD_ERR_OUT_OF_MEMORY;
-  }
   *out = r;
   return EMBD_OK;
 }
 
 void embd_codec_msgpack_destroy(embd_codec_msgpack_reader *r) {
   if (!r) return;
-  msgpack_zone_destroy(&r->zone);
   free(r->ids);
   embd_framer_free(&r->f);
   free(r);
