@@ -167,6 +167,7 @@ export declare function msgpackReader(options?: MsgpackOptions): MsgpackReader;
 export declare function decodeMsgpack(bytes: Bytes, options?: MsgpackOptions): MsgpackFrame[];
 export declare function encodeMsgpack(frame: { ids?: Uint32Array | number[]; done?: boolean; finishReason?: string | null }, options?: { delta?: boolean; baseId?: number }): Uint8Array;
 export declare function decodeProtobufStream(source: ChunkSource, options?: ProtobufOptions): AsyncGenerator<ProtobufFrame, void, unknown>;
+export declare function decodeMsgpackStream(source: ChunkSource, options?: MsgpackOptions): AsyncGenerator<MsgpackFrame, void, unknown>;
 export declare function crc32(data: Bytes, crc?: number): number;
 export declare function base64Decode(s: string | Bytes, options?: Base64Options): Uint8Array;
 export declare function base64Encode(data: Bytes, options?: Base64Options): string;

@@ -992,4 +992,4 @@ export const kernels = {
 };
 export const KERNEL = { CRC32: 0, BSWAP32: 1, BASE64_DECODE: 2, BASE64_ENCODE: 3, CONVERT: 4, CONVERT_ENCODE: 5 };
 
-export { decodeStream, decodeFrameStream, decodeProtobufStream, MLEmbedClient } from './stream.js';
+export { decodeStream, decodeFrameStream, decodeProtobufStream, decodeMsgpackStream, MLEmbedClient } from './stream.js';

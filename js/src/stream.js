@@ -184,17 +184,19 @@ export async function* decodeFrameStream(source, { maxPayload = 16 << 20 } = {})
   }
 }
 
-/** Codec's protobuf stream mode from a ReadableStream or async iterable: each frame as
- * soon as its last byte is in (the C reader: memory one frame). A stream that ends inside
- * a frame is PROTOBUF at the end, after every complete frame. */
-export async function* decodeProtobufStream(source, opts = {}) {
+/** Codec's protobuf / msgpack stream modes from a ReadableStream or async iterable: each
+ * frame as soon as its last byte is in (the C reader: memory one frame). A stream that ends
+ * inside a frame is an error (PROTOBUF / MSGPACK) at the end, after every complete frame. */
+async function* modeStream(reader, source, opts) {
   const e = await init();
-  const r = e.protobufReader(opts);
+  const r = e[reader](opts);
   try {
     for await (const raw of chunksOf(source)) yield* r.feed(toU8(raw));
     yield* r.finish();
   } finally { r.destroy(); }
 }
+export const decodeProtobufStream = (source, opts = {}) => modeStream('protobufReader', source, opts);
+export const decodeMsgpackStream = (source, opts = {}) => modeStream('msgpackReader', source, opts);
 
 /** The seed's HTTP client: binary frames with Accept: application/octet-stream, the JSON
  * fallback when the server answers JSON, batches decoded as the body streams in. */

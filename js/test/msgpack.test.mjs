@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { encode as mpEncode, decode as mpDecode } from '@msgpack/msgpack';
-import { init, encodeMsgpack, decodeMsgpack, msgpackReader, EmbeddingCodecError } from '../src/embd.js';
+import { init, encodeMsgpack, decodeMsgpack, decodeMsgpackStream, msgpackReader, EmbeddingCodecError } from '../src/embd.js';
 import { simd, scalar, rng } from './helpers.mjs';
 
 await init();
@@ -212,4 +212,19 @@ test('the same bytes give the native library\'s frames, or its error message', {
   }
   console.log(`# native agreement: ${oks / 2} streams decoded, ${errs / 2} errors`);
   assert.ok(oks >= 40 && errs >= 40, 'both outcomes are exercised');
+});
+
+test('decodeMsgpackStream: any chunking gives the frames; a stream cut inside a frame fails after the whole ones', async () => {
+  const frames = [{ ids: [1, 2, 3], done: false, finishReason: null }, { ids: [], done: false, finishReason: null }, { ids: [9, 70000], done: true, finishReason: 'stop' }];
+  const all = cat(frames.map((f) => oracle(f)));
+  await fc.assert(fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 5 }), async (sizes) => {
+    async function* chunks(bytes) { let i = 0, k = 0; while (i < bytes.length) { const n = sizes[k++ % sizes.length]; yield bytes.slice(i, i + n); i += n; } }
+    const got = [];
+    for await (const f of decodeMsgpackStream(chunks(all))) got.push(f);
+    assert.deepEqual(got.map((f) => [[...f.ids], f.done, f.finishReason]), frames.map((f) => [f.ids, f.done, f.finishReason]));
+    const cut = [];
+    await assert.rejects((async () => { for await (const f of decodeMsgpackStream(chunks(all.subarray(0, all.length - 1)))) cut.push(f); })(),
+      (err) => err instanceof EmbeddingCodecError && err.code === 'MSGPACK');
+    assert.equal(cut.length, 2);
+  }), { numRuns: 50 });
 });
