@@ -3,9 +3,10 @@
 # of src/arch/wasm beside the scalar ones) and js/dist/embd-scalar.wasm (scalar only, for
 # engines without SIMD128). Debian's clang-19 + wasm-ld + wasi-libc + libc++ for wasm32
 # (scripts/install-deps.sh installs them); nothing is downloaded. The C++ OpenAI decoder
-# (src/json/openai.cc, fast_float from libfast-float-dev) and the msgpack and protobuf stream
-# modes (embd's own decoders) come along; zlib payloads and the simdjson / OpenSSL parts (Codec HELLO/READY JSON, tokenizer maps) do not (their _off.c variants report
-# EMBD_ERR_UNAVAILABLE; js/wasm/shim/zlib.h says why). The modules import six
+# (src/json/openai.cc, fast_float from libfast-float-dev), Codec HELLO/READY JSON, tokenizer
+# maps and detokenization (embd's own JSON reading and sha256) and the msgpack and protobuf
+# stream modes (embd's own decoders) come along; zlib payloads do not (js/wasm/shim/zlib.h
+# says why: in JavaScript they go through node:zlib or the Compression Streams). The modules import six
 # WASI functions (stdio, getenv, abort) that js/src/embd.js stubs: no WASI runtime needed.
 #   scripts/build-wasm.sh [OUTDIR]     default js/dist; objects in build/wasm-obj
 set -euo pipefail
@@ -26,11 +27,11 @@ c_srcs=(src/core/common.c src/core/cpu.c src/core/dispatch.c src/core/crc32.c sr
   src/core/convert.c src/core/base64.c src/core/base64_tables.c
   src/wire/frame.c src/wire/batch.c src/wire/stream.c src/wire/framer.c
   src/codec/codec.c src/codec/codec_handshake.c src/codec/codec_proto.c src/codec/codec_msgpack.c
-  src/codec/tokmap_off.c
-  src/json/json_strict.c src/json/codec_json_off.c js/wasm/glue.c)
+  src/core/sha256.c src/codec/tokmap.c src/codec/detok.c
+  src/json/json_strict.c js/wasm/glue.c)
 # The JSON float-array kernel family (its scalar reference; the x86 rows are not built here).
 [[ -f src/json/floatarray.c ]] && c_srcs+=(src/json/floatarray.c)
-cxx_srcs=(src/json/openai.cc src/json/decimal.cc)
+cxx_srcs=(src/json/openai.cc src/json/decimal.cc src/json/tokmap_json.cc src/json/codec_json.cc)
 simd_srcs=(src/arch/wasm/crc32_wasm.c src/arch/wasm/bswap_wasm.c src/arch/wasm/base64_wasm.c
   src/arch/wasm/convert_wasm.c js/wasm/memchr_simd128.c)
 

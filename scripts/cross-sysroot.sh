@@ -25,9 +25,8 @@ esac
 
 pkgs=(libcmocka0 libcmocka-dev zlib1g zlib1g-dev)
 pkgs+=(libdeflate0 libdeflate-dev)  # compressed EMBD frames (EMBD_WITH_LIBDEFLATE)
-pkgs+=(libsimdjson14 libsimdjson-dev libfast-float-dev)  # embd/openai.h (EMBD_WITH_OPENAI)
+pkgs+=(libfast-float-dev)  # embd/openai.h (EMBD_WITH_OPENAI; header-only)
 pkgs+=(libmsgpackc2 libmsgpack-dev libprotobuf-c1 libprotobuf-c-dev)  # embd/codec_stream.h tests' oracles (not the library's)
-pkgs+=(libssl3 libssl-dev)  # tokenizer map sha256 (embd/tokmap.h)
 stamp="$dir/.embd-sysroot-$debarch"
 if [[ -f "$stamp" ]] && grep -qxF "packages: ${pkgs[*]}" "$stamp"; then
   exit 0  # a sysroot made with a shorter package list is completed below

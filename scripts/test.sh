@@ -14,8 +14,8 @@
 #      (scripts/test-python.sh);
 #   1c. the JavaScript package (js/): the WebAssembly build, node --test on Node 20 and 24,
 #      npm pack + a TypeScript consumer, headless Chromium (scripts/test-js.sh);
-#   2. the same suite built with ASan + UBSan, without the optional parts (no simdjson,
-#      OpenSSL, stream modes or libdeflate: their functions report EMBD_ERR_*UNAVAILABLE), and the tests
+#   2. the same suite built with ASan + UBSan, without the optional parts (no C++ or
+#      libdeflate: their functions report EMBD_ERR_*UNAVAILABLE), and the tests
 #      that start threads with TSan;
 #   3. the suite cross-built for aarch64, big-endian s390x and 32-bit armhf (32-bit
 #      size_t), run under qemu-user;
@@ -72,7 +72,7 @@ step "asan+ubsan" build_and_test "$out/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DEMBD_SANITIZE=address,undefined
 # Without the optional parts the kernels are the same code as in the release tree, whose
 # step already runs them under qemu-x86_64 CPU models: those reruns are left out here.
-EMBD_CTEST_ARGS="-LE qemu-x86" step "minimal (EMBD_WITH_OPENAI/TOKMAP/CODEC_MODES/LIBDEFLATE=OFF: no C++, simdjson, OpenSSL, stream modes, libdeflate)" \
+EMBD_CTEST_ARGS="-LE qemu-x86" step "minimal (EMBD_WITH_OPENAI/TOKMAP/CODEC_MODES/LIBDEFLATE=OFF: no C++, no libdeflate)" \
   build_and_test "$out/minimal" -DCMAKE_BUILD_TYPE=Release -DEMBD_WITH_OPENAI=OFF \
   -DEMBD_WITH_TOKMAP=OFF -DEMBD_WITH_CODEC_MODES=OFF -DEMBD_WITH_LIBDEFLATE=OFF
 # TSan sees races only between threads, and the library starts none: the tests that start

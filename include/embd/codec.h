@@ -285,8 +285,8 @@ EMBD_API embd_result embd_codec_ready_build(const embd_codec_ready *r, char *jso
 /* Parses a HELLO/READY payload (not NUL-terminated; any alignment). On success *out's
  * strings live in one block owned by *out: release it with embd_codec_hello_free /
  * embd_codec_ready_free (which also zero *out). On failure *out is zeroed and owns
- * nothing. Strings with a NUL character (\u0000) are rejected. Needs simdjson
- * (EMBD_WITH_OPENAI): otherwise EMBD_ERR_UNAVAILABLE. */
+ * nothing. Strings with a NUL character (\u0000) are rejected. Needs
+ * EMBD_WITH_OPENAI (a C++ compiler): otherwise EMBD_ERR_UNAVAILABLE. */
 EMBD_API embd_result embd_codec_hello_parse(const char *json, size_t len, embd_codec_hello *out,
                                             embd_error *err);
 EMBD_API embd_result embd_codec_ready_parse(const char *json, size_t len, embd_codec_ready *out,

@@ -30,7 +30,7 @@ extern "C" {
  *
  * Conventions every function follows:
  *   - Out of memory is always EMBD_ERR_OUT_OF_MEMORY, whatever failed to allocate (malloc,
- *     zlib's state, libcrypto).
+ *     zlib's state).
  *   - Output too small: a function that writes into caller memory (out, cap) and reports
  *     what it wrote in an out-length (*written, *len, *n, *count) returns
  *     EMBD_ERR_OUTPUT_TOO_SMALL with the out-length set to the size needed, in the same

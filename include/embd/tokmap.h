@@ -16,7 +16,7 @@
  *
  * Thread safety: a loaded map is immutable and may be shared by any number of threads and
  * detokenizers. A detokenizer holds one stream's state: one thread at a time.
- * Built with EMBD_WITH_TOKMAP=ON (the default; needs simdjson and OpenSSL's libcrypto).
+ * Built with EMBD_WITH_TOKMAP=ON (the default; needs a C++ compiler, no other library).
  */
 #ifndef EMBD_TOKMAP_H
 #define EMBD_TOKMAP_H
@@ -37,7 +37,7 @@ typedef struct embd_tokmap embd_tokmap;
 
 /* sha256 of len bytes as "sha256:<64 lowercase hex>" (NUL-terminated) in out.
  * EMBD_ERR_INVALID_ARGUMENT for a NULL out or NULL data with len > 0;
- * EMBD_ERR_OUT_OF_MEMORY if libcrypto fails. */
+ * EMBD_ERR_UNAVAILABLE in a build without EMBD_WITH_TOKMAP. */
 EMBD_API embd_result embd_tokmap_sha256(const void *data, size_t len,
                                         char out[EMBD_TOKMAP_SHA256_SIZE]);
 

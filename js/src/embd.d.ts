@@ -17,6 +17,41 @@ export interface CodecFrame {
   payload: Uint8Array;
   /** TOKENS frames from decodeFrameStream: the ids */
   ids?: Uint32Array;
+  /** HELLO / READY frames from decodeFrames: the payload's JSON as an object, checked by
+   * the C parser when read (a fault throws EmbeddingCodecError, code CODEC_HANDSHAKE) */
+  readonly message?: Record<string, unknown>;
+}
+
+export type TokenKind = 'text' | 'byte' | 'special' | 'bytes';
+export interface DetokenizerOptions {
+  /** special tokens give no text (default: their text) */
+  skipSpecial?: boolean;
+  /** an id the map does not know is U+FFFD (default: an UNKNOWN_TOKEN error) */
+  replaceUnknown?: boolean;
+}
+/** A tokenizer map in the module's memory until free(). */
+export declare class TokenizerMap {
+  /** "sha256:<64 lowercase hex>" of the map's bytes */
+  readonly hash: string;
+  readonly id: string;
+  readonly version: string;
+  /** "0.1", "2" or "2.1" */
+  readonly schema: string;
+  readonly vocabSize: number;
+  readonly tokenCount: number;
+  readonly specialCount: number;
+  lookup(id: number): { bytes: Uint8Array; kind: TokenKind } | null;
+  detokenize(ids: Uint32Array | number[], options?: DetokenizerOptions): string;
+  /** partial (default true): an incomplete UTF-8 sequence at a feed's end waits for the next */
+  detokenizer(options?: DetokenizerOptions & { partial?: boolean }): Detokenizer;
+  free(): void;
+}
+export declare class Detokenizer {
+  feed(ids: Uint32Array | number[]): string;
+  finish(): string;
+  reset(): void;
+  readonly pending: number;
+  free(): void;
 }
 
 export declare class EmbeddingCodecError extends Error {
@@ -121,7 +156,11 @@ export declare class Embd {
   /** decodeOpenAI, settled through a promise; with the native backend it runs on libuv's
    * thread pool, so the event loop keeps running (the body is copied first). */
   decodeOpenAIAsync(body: string | Bytes, options?: OpenAIOptions): Promise<OpenAIResult>;
-  encodeFrame(type: number, payload?: Bytes | string): Uint8Array;
+  /** HELLO / READY payloads may be objects (their JSON, checked by the C parser) */
+  encodeFrame(type: number, payload?: Bytes | string | Record<string, unknown>): Uint8Array;
+  parseHandshake(type: number, payload: Bytes | string): Record<string, unknown>;
+  loadTokenizerMap(json: string | Bytes, options?: { expectedHash?: string }): TokenizerMap;
+  sha256(data: string | Bytes): string;
   encodeTokens(ids: Uint32Array | number[]): Uint8Array;
   decodeFrames(buf: Bytes): CodecFrame[];
   decodeTokens(frame: Bytes): Uint32Array;
@@ -156,7 +195,10 @@ export declare function decodeBatchFromBuffer(buf: Uint8Array): Generator<Decode
 export declare function decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
 export declare function decodeBase64Embedding(s: string | Bytes, options?: { dtype?: Dtype; byteOrder?: ByteOrder }): Float32Array;
 export declare function decodeOpenAIAsync(body: string | Bytes, options?: OpenAIOptions): Promise<OpenAIResult>;
-export declare function encodeFrame(type: number, payload?: Bytes | string): Uint8Array;
+export declare function encodeFrame(type: number, payload?: Bytes | string | Record<string, unknown>): Uint8Array;
+export declare function parseHandshake(type: number, payload: Bytes | string): Record<string, unknown>;
+export declare function loadTokenizerMap(json: string | Bytes, options?: { expectedHash?: string }): TokenizerMap;
+export declare function sha256(data: string | Bytes): string;
 export declare function encodeTokens(ids: Uint32Array | number[]): Uint8Array;
 export declare function decodeFrames(buf: Bytes): CodecFrame[];
 export declare function decodeTokens(frame: Bytes): Uint32Array;

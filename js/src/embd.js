@@ -479,8 +479,14 @@ export class Embd {
   }
 
   // ---- Codec session frames: [type u8][payload_len u32 BE][payload] ----
-  /** One frame of `type` around `payload` (bytes, or a string for HELLO/READY/ERROR). */
+  /** One frame of `type` around `payload` (bytes, or a string for HELLO/READY/ERROR, or an
+   * object for HELLO/READY: its JSON, checked by the C parser first). */
   encodeFrame(type, payload = new Uint8Array(0)) {
+    if ((type === FRAME.HELLO || type === FRAME.READY) && payload !== null && typeof payload === 'object' &&
+        !ArrayBuffer.isView(payload) && !(payload instanceof ArrayBuffer)) {
+      payload = JSON.stringify(payload);
+      this.parseHandshake(type, payload);
+    }
     const u = typeof payload === 'string' ? ENC.encode(payload) : bytesOf(payload, 'payload');
     const p = this.alloc(u.length + 5 + u.length + 16);
     try {
@@ -515,7 +521,13 @@ export class Embd {
       const rc = this.x.embd_js_codec_next(p, u.length, pos, index);
       if (rc) throw this.error(rc);
       const type = this.out(0), off = this.out(1), len = this.out(2);
-      out.push({ type, typeName: CODEC_TYPES[type] ?? 'unknown', offset: pos, payload: u.subarray(off, off + len) });
+      const f = { type, typeName: CODEC_TYPES[type] ?? 'unknown', offset: pos, payload: u.subarray(off, off + len) };
+      // HELLO/READY: .message, their JSON as an object, read (and checked) when asked for.
+      if (type === FRAME.HELLO || type === FRAME.READY) {
+        const e = this;
+        Object.defineProperty(f, 'message', { enumerable: false, get() { return e.parseHandshake(type, f.payload); } });
+      }
+      out.push(f);
       pos = this.out(3);
       index = this.out(4);
     }
@@ -533,6 +545,47 @@ export class Embd {
       const n = this.out(0);
       return new Uint32Array(this.x.memory.buffer.slice(o, o + n * 4));
     } finally { this.free(o); }
+  }
+
+  // ---- tokenizer maps and detokenization (embd/tokmap.h) ----
+  /** A tokenizer map (schema v0.1, v2 or v2.1) from its JSON text or bytes; `expectedHash`
+   * ("sha256:<64 hex>") must be its sha256 when given. The map lives in the module's memory
+   * until `map.free()`. */
+  loadTokenizerMap(json, { expectedHash } = {}) {
+    const u = typeof json === 'string' ? ENC.encode(json) : bytesOf(json, 'json');
+    const h = expectedHash == null ? null : ENC.encode(String(expectedHash) + '\0');
+    const p = this.alloc(u.length + (h ? h.length : 0) + 1);
+    try {
+      this.u8().set(u, p);
+      if (h) this.u8().set(h, p + u.length);
+      const rc = this.x.embd_js_tokmap_load(p, u.length, h ? p + u.length : 0);
+      if (rc) throw this.error(rc);
+      return new TokenizerMap(this, this.out(2));
+    } finally { this.free(p); }
+  }
+  /** "sha256:<64 lowercase hex>" of `data` (bytes, or a string as UTF-8): a map's pin. */
+  sha256(data) {
+    const u = typeof data === 'string' ? ENC.encode(data) : bytesOf(data);
+    const p = this.alloc(u.length + 72);
+    try {
+      this.u8().set(u, p);
+      const rc = this.x.embd_tokmap_sha256(p, u.length, p + u.length);
+      if (rc) throw new EmbeddingCodecError('sha256 failed', RESULT_NAMES[rc], 0, rc);
+      return this.cstr(p + u.length);
+    } finally { this.free(p); }
+  }
+  cstr(p) {
+    const u = this.u8();
+    return DEC.decode(u.subarray(p, u.indexOf(0, p)));
+  }
+  /** The JSON of a HELLO (`type` FRAME.HELLO) or READY payload, checked by the C parser
+   * (its code and byte offset on a fault), as an object. */
+  parseHandshake(type, payload) {
+    const u = typeof payload === 'string' ? ENC.encode(payload) : bytesOf(payload, 'payload');
+    const p = this.copyIn(u);
+    const rc = this.x.embd_js_codec_handshake(p, u.length, type === FRAME.READY ? 1 : 0);
+    if (rc) throw this.error(rc);
+    return JSON.parse(DEC.decode(u));
   }
 
   // ---- Codec's protobuf stream mode (stream_format "protobuf" / "protobuf-delta") ----
@@ -928,6 +981,86 @@ async function compileVariant(simd, source) {
   return modules.get(key);
 }
 
+const KINDS = [null, 'text', 'byte', 'special', 'bytes'];
+
+/** A loaded tokenizer map (Embd.loadTokenizerMap). */
+export class TokenizerMap {
+  constructor(embd, ptr) { this.e = embd; this.ptr = ptr; }
+  live() {
+    if (!this.ptr) throw new EmbeddingCodecError('tokenizer map already freed', 'INVALID_ARGUMENT', 0, 1);
+    return this.ptr;
+  }
+  get hash() { return this.e.cstr(this.e.x.embd_tokmap_hash(this.live())); }
+  get id() { return this.e.cstr(this.e.x.embd_tokmap_id(this.live())); }
+  get version() { return this.e.cstr(this.e.x.embd_tokmap_version(this.live())); }
+  get schema() { return this.e.cstr(this.e.x.embd_tokmap_schema(this.live())); }
+  get vocabSize() { return Number(this.e.x.embd_tokmap_vocab_size(this.live())); }
+  get tokenCount() { return this.e.x.embd_tokmap_token_count(this.live()) >>> 0; }
+  get specialCount() { return this.e.x.embd_tokmap_special_count(this.live()) >>> 0; }
+  /** What `id` stands for: {bytes, kind: 'text' | 'byte' | 'special' | 'bytes'}, or null
+   * when the map does not know it. */
+  lookup(id) {
+    const rc = this.e.x.embd_js_tokmap_lookup(this.live(), id >>> 0);
+    if (rc === 49) return null;
+    if (rc) throw new EmbeddingCodecError(`lookup of ${id}`, RESULT_NAMES[rc], 0, rc);
+    const p = this.e.out(2), n = this.e.out(3);
+    return { bytes: this.e.u8().slice(p, p + n), kind: KINDS[this.e.out(4)] };
+  }
+  /** A detokenizer for one token stream: feed(ids) -> text, finish() -> text.
+   * skipSpecial: specials give no text; replaceUnknown: an unknown id is U+FFFD instead of
+   * an UNKNOWN_TOKEN error (offset: its index in the feed); partial: an incomplete UTF-8
+   * sequence at the end of a feed waits for the next one (streaming). */
+  detokenizer({ skipSpecial = false, replaceUnknown = false, partial = true } = {}) {
+    return new Detokenizer(this, (skipSpecial ? 1 : 0) | (partial ? 2 : 0) | (replaceUnknown ? 4 : 0));
+  }
+  /** The text of a whole token sequence. */
+  detokenize(ids, { skipSpecial = false, replaceUnknown = false } = {}) {
+    const d = new Detokenizer(this, (skipSpecial ? 1 : 0) | (replaceUnknown ? 4 : 0));
+    try { return d.feed(ids) + d.finish(); } finally { d.free(); }
+  }
+  free() {
+    if (this.ptr) { this.e.x.embd_tokmap_free(this.ptr); this.ptr = 0; }
+  }
+}
+
+/** One stream's detokenizer (TokenizerMap.detokenizer); the map must outlive it. */
+export class Detokenizer {
+  constructor(map, flags) {
+    this.map = map;
+    this.e = map.e;
+    const rc = this.e.x.embd_js_detok_create(map.live(), flags);
+    if (rc) throw new EmbeddingCodecError('detokenizer', RESULT_NAMES[rc], 0, rc);
+    this.ptr = this.e.out(2);
+  }
+  live() {
+    if (!this.ptr) throw new EmbeddingCodecError('detokenizer already freed', 'INVALID_ARGUMENT', 0, 1);
+    this.map.live();
+    return this.ptr;
+  }
+  run(ids, finish) {
+    const d = this.live();
+    const v = finish ? new Uint32Array(0) : ids instanceof Uint32Array ? ids : Uint32Array.from(ids);
+    const cap = this.e.x.embd_detok_bound(this.map.ptr, v.length) >>> 0;
+    const p = this.e.alloc(v.length * 4 + cap + 4);
+    try {
+      new Uint32Array(this.e.x.memory.buffer, p, v.length).set(v);
+      const o = p + v.length * 4;
+      const rc = this.e.x.embd_js_detok_feed(d, p, v.length, o, cap, finish ? 1 : 0);
+      if (rc) throw this.e.error(rc);
+      return DEC.decode(this.e.u8().subarray(o, o + this.e.out(2)));
+    } finally { this.e.free(p); }
+  }
+  /** The text of `ids` (Uint32Array or numbers); all or nothing on an error. */
+  feed(ids) { return this.run(ids, false); }
+  /** End of the stream: held-back bytes (an incomplete sequence is U+FFFD); then reset. */
+  finish() { return this.run(null, true); }
+  reset() { this.e.x.embd_detok_reset(this.live()); }
+  get pending() { return this.e.x.embd_detok_pending(this.live()) >>> 0; }
+  free() {
+    if (this.ptr) { this.e.x.embd_detok_destroy(this.ptr); this.ptr = 0; }
+  }
+}
+
 /** Instantiates a module: {simd: true|false|'auto', module: WebAssembly.Module | bytes,
  * backend: 'wasm' (default) | 'native' | 'auto', addon: path of the Node-API addon,
  * zlib: 'auto' (node:zlib where it exists) | 'streams' (Compression/DecompressionStream
@@ -973,6 +1106,9 @@ export const encodeFrame = (type, payload) => cur().encodeFrame(type, payload);
 export const encodeTokens = (ids) => cur().encodeTokens(ids);
 export const decodeFrames = (buf) => cur().decodeFrames(buf);
 export const decodeTokens = (frame) => cur().decodeTokens(frame);
+export const loadTokenizerMap = (json, opts) => cur().loadTokenizerMap(json, opts);
+export const sha256 = (data) => cur().sha256(data);
+export const parseHandshake = (type, payload) => cur().parseHandshake(type, payload);
 export const protobufReader = (opts) => cur().protobufReader(opts);
 export const decodeProtobuf = (bytes, opts) => cur().decodeProtobuf(bytes, opts);
 export const encodeProtobuf = (frame, opts) => cur().encodeProtobuf(frame, opts);

@@ -354,3 +354,62 @@ int embd_js_proto_encode(const uint32_t *ids, size_t n, int done_, const char *f
                          int delta, uint32_t base_id, void *out, size_t cap) {
   return mode_encode(0, ids, n, done_, fr, flen, delta, base_id, out, cap);
 }
+
+/* Tokenizer maps and detokenization (embd/tokmap.h). The functions with plain arguments
+ * (embd_tokmap_free, _hash, _id, _version, _schema, _vocab_size, _token_count,
+ * _special_count, embd_tokmap_sha256, embd_detok_destroy, _reset, _pending, _bound) are
+ * called as they are; these wrap the ones with out-pointers. */
+#include "embd/tokmap.h"
+/* out[2] = the map (expected_hash: NULL or a NUL-terminated pin). */
+EXPORT(embd_js_tokmap_load)
+int embd_js_tokmap_load(const char *json, size_t len, const char *expected_hash) {
+  embd_tokmap *m = NULL;
+  embd_result r = embd_tokmap_load(json, len, expected_hash, &m, &g_err);
+  g_out[2] = (uint32_t)(uintptr_t)m;
+  return done(r);
+}
+/* out[2] = bytes, out[3] = length, out[4] = kind (embd_token_kind). */
+EXPORT(embd_js_tokmap_lookup)
+int embd_js_tokmap_lookup(const embd_tokmap *m, uint32_t id) {
+  const char *b = NULL;
+  size_t n = 0;
+  embd_token_kind k = 0;
+  embd_result r = embd_tokmap_lookup(m, id, &b, &n, &k);
+  g_out[2] = (uint32_t)(uintptr_t)b;
+  g_out[3] = (uint32_t)n;
+  g_out[4] = (uint32_t)k;
+  return (int)r;
+}
+/* out[2] = the detokenizer. */
+EXPORT(embd_js_detok_create)
+int embd_js_detok_create(const embd_tokmap *m, unsigned flags) {
+  embd_detok *d = NULL;
+  embd_result r = embd_detok_create(m, flags, &d);
+  g_out[2] = (uint32_t)(uintptr_t)d;
+  return (int)r;
+}
+/* finish = 0: feed n ids; 1: finish. out[2] = bytes written (or needed). */
+EXPORT(embd_js_detok_feed)
+int embd_js_detok_feed(embd_detok *d, const uint32_t *ids, size_t n, char *out, size_t cap, int finish) {
+  size_t w = 0;
+  embd_result r = finish ? embd_detok_finish(d, out, cap, &w, &g_err)
+                         : embd_detok_feed(d, ids, n, out, cap, &w, &g_err);
+  g_out[2] = (uint32_t)w;
+  return done(r);
+}
+/* HELLO (ready = 0) or READY (1) JSON through the C parser (embd/codec.h): its checks, error
+ * code and byte offset; the JavaScript side then reads the validated text with JSON.parse. */
+EXPORT(embd_js_codec_handshake)
+int embd_js_codec_handshake(const char *json, size_t len, int ready) {
+  embd_result r;
+  if (ready) {
+    embd_codec_ready rd;
+    r = embd_codec_ready_parse(json, len, &rd, &g_err);
+    if (r == EMBD_OK) embd_codec_ready_free(&rd);
+  } else {
+    embd_codec_hello h;
+    r = embd_codec_hello_parse(json, len, &h, &g_err);
+    if (r == EMBD_OK) embd_codec_hello_free(&h);
+  }
+  return done(r);
+}

@@ -1,5 +1,5 @@
 /* Codec handshake in C: building HELLO/READY JSON, picking the tokenizer, freeing parsed
- * messages. Parsing is in codec_json.cc (simdjson) or codec_json_off.c. */
+ * messages. Parsing is in codec_json.cc (embd's own JSON reading) or codec_json_off.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,21 +1,18 @@
-/* Tokenizer maps (embd/tokmap.h): sha256 through OpenSSL's libcrypto, the accessors and
- * the id lookup. The JSON loader is src/json/tokmap_json.cc, the detokenizer src/codec/detok.c. */
-#include <openssl/evp.h>
+/* Tokenizer maps (embd/tokmap.h): the map's sha256 pin (src/core/sha256.c), the accessors
+ * and the id lookup. The JSON loader is src/json/tokmap_json.cc, the detokenizer src/codec/detok.c. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "embd/tokmap.h"
 #include "internal.h"
+#include "sha256.h"
 #include "tokmap_internal.h"
 
 embd_result embd_tokmap_sha256(const void *data, size_t len, char out[EMBD_TOKMAP_SHA256_SIZE]) {
   static const char hex[] = "0123456789abcdef";
-  static const unsigned char empty = 0;
   if (!out || (!data && len)) return EMBD_ERR_INVALID_ARGUMENT;
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int mdlen = 0;
-  if (!EVP_Digest(len ? data : &empty, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
-    return EMBD_ERR_OUT_OF_MEMORY;
+  uint8_t md[32];
+  embd_sha256(data, len, md);
   memcpy(out, "sha256:", 7);
   for (unsigned i = 0; i < 32; i++) {
     out[7 + 2 * i] = hex[md[i] >> 4];

@@ -1,5 +1,5 @@
-/* embd/tokmap.h when the library is built with EMBD_WITH_TOKMAP=OFF (no simdjson or
- * OpenSSL): the functions exist; loading a map and creating a detokenizer report
+/* embd/tokmap.h when the library is built with EMBD_WITH_TOKMAP=OFF (the build without
+ * C++): the functions exist; loading a map and creating a detokenizer report
  * EMBD_ERR_UNAVAILABLE, so no map or detokenizer object can exist and the accessors only
  * ever see NULL. */
 #include "embd/tokmap.h"

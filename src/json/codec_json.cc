@@ -1,11 +1,10 @@
-// Codec HELLO / READY JSON -> structs (embd/codec.h), with simdjson's DOM parser.
+// Codec HELLO / READY JSON -> structs (embd/codec.h), with embd's own strict JSON reading
+// (src/json/json_strict.h).
 //
-// Built like openai.cc: -fno-exceptions (simdjson's error codes), hidden visibility, only
-// with EMBD_WITH_OPENAI. The DOM parser validates the whole document (UTF-8 included),
-// then known fields are type-checked and copied into one malloc'd block owned by the
-// caller's struct (storage_, freed by embd_codec_*_free); unknown fields are ignored.
-#include <simdjson.h>
-
+// Built like openai.cc: -fno-exceptions, hidden visibility. The whole document is validated
+// first (RFC 8259, UTF-8, depth: the fault's byte in the error), then walked: known fields
+// are type-checked and copied into one malloc'd block owned by the caller's struct
+// (storage_, freed by embd_codec_*_free); unknown fields are ignored.
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -20,8 +19,6 @@ extern "C" embd_result embd_codec_ready_check_(const embd_codec_ready *r, int re
 extern "C" void embd_codec_ready_norm_pins_(embd_codec_ready *r);
 
 namespace {
-
-using namespace simdjson;
 
 enum kind { STR, LIST };
 struct field {
@@ -62,18 +59,24 @@ const field ready_fields[] = {
 };
 constexpr size_t kMaxFields = 16;
 
-const char *type_name(dom::element_type t) {
-  switch (t) {
-    case dom::element_type::ARRAY: return "an array";
-    case dom::element_type::OBJECT: return "an object";
-    case dom::element_type::INT64:
-    case dom::element_type::UINT64:
-    case dom::element_type::DOUBLE: return "a number";
-    case dom::element_type::STRING: return "a string";
-    case dom::element_type::BOOL: return "a boolean";
-    case dom::element_type::NULL_VALUE: return "null";
+// The type of the valid value at p, for messages.
+const char *type_name(const uint8_t *p) {
+  switch (*p) {
+    case '[': return "an array";
+    case '{': return "an object";
+    case '"': return "a string";
+    case 't':
+    case 'f': return "a boolean";
+    case 'n': return "null";
+    default: return "a number";
   }
-  return "?";
+}
+
+// The string at p (its opening quote) unescaped into out (room for the text's length: an
+// unescaped string is never longer than its source); its length.
+size_t unescaped(const uint8_t *p, const uint8_t *end, char *out) {
+  const uint8_t *q = embd_json_string_end(p, end, nullptr);
+  return embd_json_unescape(p + 1, q - 1, reinterpret_cast<uint8_t *>(out), static_cast<size_t>(q - p));
 }
 
 // Where "name" first appears as a key in the text (best effort, for the error offset).
@@ -87,8 +90,7 @@ size_t key_offset(const char *json, size_t len, const char *name) {
 embd_result parse(const char *what, const field *fields, size_t nfields, const char *json,
                   size_t len, void *out, void **storage, embd_error *err) {
   if (!json && len) return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "NULL json");
-  // The strict pass first: simdjson's DOM parser rejects the same texts but says neither
-  // where nor (for its first stage) what; a handshake is small, the pass costs nothing.
+  // The strict pass first (it names the fault and its byte); the walk then reads a valid text.
   embd_json j;
   embd_json_init(&j, json ? json : "", len);
   if (embd_json_validate(&j, 0) != 0) {
@@ -96,86 +98,104 @@ embd_result parse(const char *what, const field *fields, size_t nfields, const c
     return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: malformed JSON: %s (payload byte %zu)", what,
                      j.fault, at);
   }
-  dom::parser parser;
-  dom::element doc;
-  error_code e = parser.parse(json ? json : "", len).get(doc);
-  if (e) return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0, "%s: malformed JSON: %s", what, error_message(e));
-  dom::object obj;
-  if (doc.get_object().get(obj))
+  const uint8_t *end = j.end;
+  const uint8_t *root = embd_json_ws(j.base, end);
+  if (*root != '{')
     return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, 0, "%s: the JSON is %s, not an object", what,
-                type_name(doc.type()));
+                     type_name(root));
+  // Scratch for one unescaped string (keys are compared, values measured and checked).
+  char *tmp = static_cast<char *>(malloc(len ? len : 1));
+  if (!tmp) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "%s: no memory for %zu bytes", what, len);
   // Pass 1: find and type-check the known fields; size the block.
-  dom::element found[kMaxFields];
+  const uint8_t *found[kMaxFields];
   bool have[kMaxFields] = {};
   size_t items = 0, bytes = 0;
-  for (dom::key_value_pair kv : obj) {
+  embd_json_iter it;
+  embd_json_iter_init(&it, root, end);
+  const uint8_t *k = nullptr;
+  embd_result r = EMBD_OK;
+  while (r == EMBD_OK && embd_json_iter_next(&it, &k)) {
+    const std::string_view key(tmp, unescaped(k, end, tmp));
     size_t f = 0;
-    while (f < nfields && kv.key != fields[f].name) f++;
+    while (f < nfields && key != fields[f].name) f++;
     if (f == nfields) continue;  // unknown: ignored
     const char *name = fields[f].name;
     const size_t at = key_offset(json, len, name);
-    if (have[f]) return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: duplicate field \"%s\"", what, name);
+    const uint8_t *v = it.at;
+    if (have[f]) {
+      r = embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: duplicate field \"%s\"", what, name);
+      break;
+    }
     have[f] = true;
-    found[f] = kv.value;
-    std::string_view s;
+    found[f] = v;
     if (fields[f].k == STR) {
-      if (kv.value.get_string().get(s))
-        return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: field \"%s\" must be a string, not %s",
-                    what, name, type_name(kv.value.type()));
-      if (s.find('\0') != std::string_view::npos)
-        return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: field \"%s\" contains a NUL character",
-                    what, name);
-      bytes += s.size() + 1;
+      if (*v != '"') {
+        r = embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: field \"%s\" must be a string, not %s",
+                      what, name, type_name(v));
+        break;
+      }
+      size_t n = unescaped(v, end, tmp);
+      if (memchr(tmp, 0, n)) {
+        r = embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: field \"%s\" contains a NUL character",
+                      what, name);
+        break;
+      }
+      bytes += n + 1;
     } else {
-      dom::array a;
-      if (kv.value.get_array().get(a))
-        return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at,
-                    "%s: field \"%s\" must be an array of strings, not %s", what, name,
-                    type_name(kv.value.type()));
+      if (*v != '[') {
+        r = embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at,
+                      "%s: field \"%s\" must be an array of strings, not %s", what, name, type_name(v));
+        break;
+      }
       size_t i = 0;
-      for (dom::element x : a) {
-        if (x.get_string().get(s))
-          return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: %s[%zu] must be a string, not %s",
-                      what, name, i, type_name(x.type()));
-        if (s.find('\0') != std::string_view::npos)
-          return embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: %s[%zu] contains a NUL character",
-                      what, name, i);
-        bytes += s.size() + 1;
+      embd_json_iter ai;
+      embd_json_iter_init(&ai, v, end);
+      while (embd_json_iter_next(&ai, nullptr)) {
+        const uint8_t *x = ai.at;
+        if (*x != '"') {
+          r = embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: %s[%zu] must be a string, not %s",
+                        what, name, i, type_name(x));
+          break;
+        }
+        size_t n = unescaped(x, end, tmp);
+        if (memchr(tmp, 0, n)) {
+          r = embd_fail(err, EMBD_ERR_CODEC_HANDSHAKE, at, "%s: %s[%zu] contains a NUL character",
+                        what, name, i);
+          break;
+        }
+        bytes += n + 1;
         i++;
       }
       items += i;
     }
   }
+  free(tmp);
+  if (r != EMBD_OK) return r;
   // Pass 2: one block: the pointer arrays, then the strings.
   const size_t total = items * sizeof(char *) + bytes;
   char *block = static_cast<char *>(malloc(total ? total : 1));
   if (!block) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "%s: no memory for %zu bytes", what, total);
   const char **ptrs = reinterpret_cast<const char **>(block);
   char *text = block + items * sizeof(char *);
-  auto copy = [&](std::string_view s) {
-    memcpy(text, s.data(), s.size());
-    text[s.size()] = 0;
-    const char *r = text;
-    text += s.size() + 1;
-    return r;
+  auto copy = [&](const uint8_t *p) {
+    const size_t n = unescaped(p, end, text);
+    text[n] = 0;
+    const char *s = text;
+    text += n + 1;
+    return s;
   };
   char *base = static_cast<char *>(out);
   for (size_t f = 0; f < nfields; f++) {
     if (!have[f]) continue;
-    std::string_view s;
     if (fields[f].k == STR) {
-      s = found[f].get_string().value_unsafe();
-      *reinterpret_cast<const char **>(base + fields[f].off) = copy(s);
+      *reinterpret_cast<const char **>(base + fields[f].off) = copy(found[f]);
     } else {
-      dom::array a;
-      a = found[f].get_array().value_unsafe();
       embd_codec_list *l = reinterpret_cast<embd_codec_list *>(base + fields[f].off);
       l->v = ptrs;
       l->n = 0;
-      for (dom::element x : a) {
-        s = x.get_string().value_unsafe();
-        ptrs[l->n++] = copy(s);
-      }
+      embd_json_iter ai;
+      embd_json_iter_init(&ai, found[f], end);
+      while (embd_json_iter_next(&ai, nullptr)) ptrs[l->n++] = copy(ai.at);
       ptrs += l->n;
     }
   }

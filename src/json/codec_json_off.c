@@ -1,4 +1,4 @@
-/* Built with EMBD_WITH_OPENAI=OFF (no simdjson): the handshake parsers are unavailable. */
+/* Built with EMBD_WITH_OPENAI=OFF (no C++): the handshake parsers are unavailable. */
 #include <string.h>
 
 #include "embd/codec.h"
@@ -9,7 +9,7 @@ embd_result embd_codec_hello_parse(const char *json, size_t len, embd_codec_hell
   (void)json, (void)len;
   if (out) memset(out, 0, sizeof *out);
   return embd_fail(err, EMBD_ERR_UNAVAILABLE, 0,
-                   "HELLO parsing needs simdjson: embd was built with EMBD_WITH_OPENAI=OFF");
+                   "HELLO parsing needs EMBD_WITH_OPENAI: embd was built with EMBD_WITH_OPENAI=OFF");
 }
 
 embd_result embd_codec_ready_parse(const char *json, size_t len, embd_codec_ready *out,
@@ -17,5 +17,5 @@ embd_result embd_codec_ready_parse(const char *json, size_t len, embd_codec_read
   (void)json, (void)len;
   if (out) memset(out, 0, sizeof *out);
   return embd_fail(err, EMBD_ERR_UNAVAILABLE, 0,
-                   "READY parsing needs simdjson: embd was built with EMBD_WITH_OPENAI=OFF");
+                   "READY parsing needs EMBD_WITH_OPENAI: embd was built with EMBD_WITH_OPENAI=OFF");
 }

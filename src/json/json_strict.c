@@ -291,3 +291,98 @@ int embd_json_validate(embd_json *j, int allow_bom) {
   }
   return 0;
 }
+
+/* ---- walking a validated text ------------------------------------------------------- */
+
+const uint8_t *embd_json_string_end(const uint8_t *p, const uint8_t *end, int *escapes) {
+  int esc = 0;
+  p++;
+  for (;;) {
+    /* Eight bytes at a time while no '"' or '\\' is among them: token strings are short,
+     * merges and long values are not. */
+    while (end - p >= 8) {
+      uint64_t x;
+      memcpy(&x, p, 8);
+      uint64_t stop = ~(embd_json_swar_ne(x, '"') & embd_json_swar_ne(x, '\\')) & UINT64_C(0x8080808080808080);
+      if (stop) break;
+      p += 8;
+    }
+    while (p < end && *p != '"' && *p != '\\') p++;
+    if (p >= end || *p == '"') break; /* valid text: always '"' */
+    esc = 1;
+    p += 2; /* the escape's first two bytes; \uXXXX's hex digits are neither '"' nor '\\' */
+  }
+  if (escapes) *escapes = esc;
+  return p + 1;
+}
+
+const uint8_t *embd_json_skip(const uint8_t *p, const uint8_t *end) {
+  size_t depth = 0;
+  for (;;) {
+    switch (*p) {
+      case '"': p = embd_json_string_end(p, end, NULL); break;
+      case '{':
+      case '[': depth++, p++; break;
+      case '}':
+      case ']': depth--, p++; break;
+      default: /* a number or a literal: up to the next delimiter */
+        while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' &&
+               *p != '\r' && *p != '\t')
+          p++;
+    }
+    if (!depth) return p;
+    /* inside a container: past whitespace, ':' and ',' to the next token */
+    while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t' || *p == ':' || *p == ','))
+      p++;
+  }
+}
+
+int embd_json_iter_next(embd_json_iter *it, const uint8_t **key) {
+  const uint8_t *p, *end = it->end;
+  if (!it->started) {
+    it->started = 1;
+    p = embd_json_ws(it->at, end);
+  } else {
+    p = it->past ? it->past : embd_json_skip(it->at, end);
+    p = embd_json_ws(p, end);
+    if (*p == ',') p = embd_json_ws(p + 1, end);
+  }
+  it->past = NULL;
+  if (*p == '}' || *p == ']') {
+    it->at = p;
+    it->past = p + 1;
+    return 0;
+  }
+  if (it->obj) {
+    if (key) *key = p;
+    p = embd_json_ws(embd_json_string_end(p, end, NULL), end);
+    p = embd_json_ws(p + 1, end); /* the ':' */
+  } else if (key) {
+    *key = NULL;
+  }
+  it->at = p;
+  return 1;
+}
+
+int embd_json_int(const uint8_t *p, const uint8_t *end, uint64_t *u, int64_t *neg) {
+  int minus = *p == '-';
+  p += minus;
+  uint64_t v = 0;
+  for (; p < end && is_digit(*p); p++) {
+    unsigned dig = (unsigned)(*p - '0');
+    if (v > (UINT64_MAX - dig) / 10) return EMBD_JSON_NOT_INT;
+    v = v * 10 + dig;
+  }
+  if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) return EMBD_JSON_NOT_INT;
+  if (!minus) {
+    *u = v;
+    return EMBD_JSON_UINT;
+  }
+  if (v == 0) { /* -0: the integer 0, as readers that keep integers exact read it */
+    *u = 0;
+    return EMBD_JSON_UINT;
+  }
+  if (v > (uint64_t)INT64_MAX + 1) return EMBD_JSON_NOT_INT;
+  *neg = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+  return EMBD_JSON_NEG;
+}

@@ -130,6 +130,47 @@ EMBD_INTERNAL size_t embd_json_unescape(const uint8_t *p, const uint8_t *q, uint
  * byte order mark (EF BB BF) is skipped. Returns 0, or -1 with the fault recorded. */
 EMBD_INTERNAL int embd_json_validate(embd_json *j, int allow_bom);
 
+/* ---- Walking a text embd_json_validate accepted -------------------------------------
+ * The decoders of whole documents (tokenizer maps, the Codec handshake) validate first (the
+ * fault and its byte come from the pieces above), then walk the text with these: they
+ * check nothing again, cannot fail, and never read past end. */
+
+/* Past the closing quote of the valid string whose opening '"' is at p. *escapes (may be
+ * NULL): whether it holds a '\\' (then its content needs embd_json_unescape). */
+EMBD_INTERNAL const uint8_t *embd_json_string_end(const uint8_t *p, const uint8_t *end, int *escapes);
+
+/* Past the valid value at p (not whitespace), containers included. */
+EMBD_INTERNAL const uint8_t *embd_json_skip(const uint8_t *p, const uint8_t *end);
+
+/* The members of an object or the elements of an array, in order. */
+typedef struct embd_json_iter {
+  const uint8_t *at;   /* the current member's value or element (after a 1 from _next) */
+  const uint8_t *past; /* just past it, when the reader sets it; NULL: _next skips it */
+  const uint8_t *end;
+  int obj, started;
+} embd_json_iter;
+
+/* p at the container's '{' or '['. */
+static inline void embd_json_iter_init(embd_json_iter *it, const uint8_t *p, const uint8_t *end) {
+  it->at = p + 1;
+  it->past = NULL;
+  it->end = end;
+  it->obj = *p == '{';
+  it->started = 0;
+}
+
+/* The next member or element: 1, it->at at its value and (objects; key may be NULL for
+ * arrays) *key at its key's opening quote; 0 at the end, it->past then just past the
+ * container's '}' or ']'. */
+EMBD_INTERNAL int embd_json_iter_next(embd_json_iter *it, const uint8_t **key);
+
+/* The number at p (valid grammar) as an integer, as a JSON reader that keeps 64-bit
+ * integers exactly sees it: EMBD_JSON_UINT (*u: 0..2^64-1 written without a fraction or an
+ * exponent; -0 is 0), EMBD_JSON_NEG (*neg: -2^63..-1, likewise), else EMBD_JSON_NOT_INT (a
+ * fraction, an exponent, or outside both ranges). */
+enum { EMBD_JSON_NOT_INT = 0, EMBD_JSON_UINT = 1, EMBD_JSON_NEG = 2 };
+EMBD_INTERNAL int embd_json_int(const uint8_t *p, const uint8_t *end, uint64_t *u, int64_t *neg);
+
 #ifdef __cplusplus
 }
 #endif

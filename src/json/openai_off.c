@@ -1,4 +1,4 @@
-/* embd/openai.h when the library is built without EMBD_WITH_OPENAI (no simdjson): the
+/* embd/openai.h when the library is built without EMBD_WITH_OPENAI (no C++): the
  * functions exist, decode and append report EMBD_ERR_UNAVAILABLE. */
 #include <string.h>
 
@@ -16,7 +16,7 @@ void embd_openai_free(embd_openai_embeddings *e) {
 static embd_result unavailable(embd_openai_embeddings *e, embd_error *err) {
   if (e) embd_openai_free(e);
   return embd_fail(err, EMBD_ERR_UNAVAILABLE, 0,
-                   "embd was built without EMBD_WITH_OPENAI (simdjson)");
+                   "embd was built without EMBD_WITH_OPENAI (C++)");
 }
 
 embd_result embd_openai_decode(embd_openai_embeddings *e, const char *json, size_t len,

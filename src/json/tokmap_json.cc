@@ -5,17 +5,17 @@
 // order; a field of the other schema is then refused by name. v2 vocab keys are decoded
 // (byte_level, metaspace, <0xHH>) in place once every field is known (docs/TOKMAP.md).
 //
-// simdjson's on-demand API behind the C API, like src/json/openai.cc: -fno-exceptions (error
-// codes), hidden visibility. One pass over the document collects the fields (they may come
-// in any order); the checks that need several fields (ids against vocab_size, the
+// embd's own strict JSON reading (src/json/json_strict.h): the whole text is validated
+// first (RFC 8259, UTF-8, depth; the fault's byte in the error), then walked. C++ for the
+// field tables and callbacks; -fno-exceptions, hidden visibility. One pass over the
+// document collects the fields (they may come in any order); the checks that need several fields (ids against vocab_size, the
 // byte-fallback range, duplicates) run after it. Every string the map keeps is copied into
 // one arena; an unescaped JSON string plus a NUL never takes more bytes than its quoted
 // source, so an arena of len + 2 bytes always suffices.
-#include <simdjson.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <type_traits>
 
 #include "embd/codec.h"
@@ -25,8 +25,6 @@
 #include "tokmap_internal.h"
 
 namespace {
-
-using namespace simdjson;
 
 int hexval(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -175,12 +173,17 @@ const char *ents_key(const void *ctx, uint32_t i, uint32_t *len);
 const char *mrgs_key(const void *ctx, uint32_t i, uint32_t *len);
 
 struct loader {
-  const char *buf;  // padded copy of the document
+  const char *buf;  // the document (validated by embd_json_validate before the walk)
   size_t len;
   embd_error *err;
   embd_tokmap *m;
-  ondemand::parser parser;
-  ondemand::document doc;
+  // Strings with escapes, unescaped for reading (those the map keeps are then copied into
+  // the arena): each source string is read at most once, so len bytes suffice.
+  char *scratch = nullptr;
+  size_t scratch_used = 0;
+  // The last value read to its end (a string, a container walked): where it started and
+  // its end, so the iterator over its parent continues there instead of skipping it again.
+  const uint8_t *read_at = nullptr, *read_past = nullptr;
   size_t arena_used = 1;  // arena[0] = "" (an absent published_at)
   ent *ents = nullptr;
   size_t nents = 0, ents_cap = 0;
@@ -203,6 +206,7 @@ struct loader {
     free(specs);
     free(mrgs);
     free(spec_ids);
+    free(scratch);
   }
   size_t at_of(unsigned bit) const {
     for (unsigned i = 0; i < 15; i++)
@@ -210,61 +214,116 @@ struct loader {
     return 0;
   }
 
-  size_t off(const char *p) const {
-    return (p >= buf && p <= buf + len) ? static_cast<size_t>(p - buf) : len;
+  const uint8_t *ubeg() const { return reinterpret_cast<const uint8_t *>(buf); }
+  const uint8_t *uend() const { return ubeg() + len; }
+  size_t off(const uint8_t *p) const { return static_cast<size_t>(p - ubeg()); }
+  embd_result oom(size_t at) { return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, at, "out of memory parsing the map"); }
+
+  // The string whose opening quote is at p, unescaped: a view of the document when it has
+  // no escape, else of scratch.
+  bool str(const uint8_t *p, std::string_view *s) {
+    int esc = 0;
+    const uint8_t *q = embd_json_string_end(p, uend(), &esc);
+    read_at = p, read_past = q;
+    if (!esc) {
+      *s = std::string_view(buf + off(p) + 1, static_cast<size_t>(q - p) - 2);
+      return true;
+    }
+    if (!scratch && !(scratch = static_cast<char *>(malloc(len + 1)))) return false;
+    const size_t room = len + 1 - scratch_used;
+    const size_t n = embd_json_unescape(p + 1, q - 1, reinterpret_cast<uint8_t *>(scratch + scratch_used), room);
+    if (n > room) return false;  // cannot happen (see above)
+    *s = std::string_view(scratch + scratch_used, n);
+    scratch_used += n;
+    return true;
   }
-  size_t here() {
-    const char *p = nullptr;
-    if (doc.current_location().get(p)) return len;
-    return off(p);
+
+  // The members of the object at v: f(key, byte of its opening quote, value) for each, in
+  // order, up to the first error.
+  template <class F>
+  embd_result each_member(const uint8_t *v, F f) {
+    embd_json_iter it;
+    embd_json_iter_init(&it, v, uend());
+    const uint8_t *k = nullptr;
+    while (embd_json_iter_next(&it, &k)) {
+      std::string_view key;
+      if (!str(k, &key)) return oom(off(k));
+      if (embd_result r = f(key, off(k), it.at)) return r;
+      if (read_at == it.at) it.past = read_past;
+    }
+    read_at = v, read_past = it.past;
+    return EMBD_OK;
   }
-  embd_result json_fail(error_code ec, const char *what) {
-    size_t at = here();
-    if (ec == MEMALLOC) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, at, "out of memory parsing the map");
-    if (ec == INCORRECT_TYPE)
-      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: wrong type (map byte %zu)", what, at);
-    return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "malformed JSON in %s: %s (map byte %zu)", what,
-                error_message(ec), at);
+  // The elements of the array at v: f(byte where it starts, element).
+  template <class F>
+  embd_result each_elem(const uint8_t *v, F f) {
+    embd_json_iter it;
+    embd_json_iter_init(&it, v, uend());
+    while (embd_json_iter_next(&it, nullptr)) {
+      if (embd_result r = f(off(it.at), it.at)) return r;
+      if (read_at == it.at) it.past = read_past;
+    }
+    read_at = v, read_past = it.past;
+    return EMBD_OK;
   }
+
+  // The same as a loop (its body may continue or return): while (w.next()) { w.key, w.kat,
+  // w.v } then `if (w.r) return w.r;` (out of memory unescaping a key).
+  struct walk {
+    loader *L;
+    embd_json_iter it;
+    std::string_view key;
+    size_t kat = 0, at = 0;  // the key's opening quote, the value's first byte
+    const uint8_t *v = nullptr;
+    embd_result r = EMBD_OK;
+    const uint8_t *start;
+    walk(loader *l, const uint8_t *p) : L(l), start(p) { embd_json_iter_init(&it, p, l->uend()); }
+    bool next() {
+      const uint8_t *k = nullptr;
+      if (it.started && L->read_at == it.at) it.past = L->read_past;
+      if (!embd_json_iter_next(&it, &k)) {
+        L->read_at = start, L->read_past = it.past;
+        return false;
+      }
+      v = it.at;
+      at = L->off(v);
+      if (k) {
+        kat = L->off(k);
+        if (!L->str(k, &key)) {
+          r = L->oom(kat);
+          return false;
+        }
+      }
+      return true;
+    }
+  };
+
   embd_result not_a(const char *what, const char *type, size_t at) {
     return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not %s (map byte %zu)", what, type, at);
   }
 
-  // The one way every field reads a JSON value of the type it wants: another type is
-  // "<what>: not <type> (map byte <at>)", any other error json_fail's message. `what` is a
-  // name or a callable making one (called only on an error: merges has 10^5 elements).
-  static error_code get_json(ondemand::value &v, ondemand::object *o) { return v.get_object().get(*o); }
-  static error_code get_json(ondemand::value &v, ondemand::array *a) { return v.get_array().get(*a); }
-  static error_code get_json(ondemand::value &v, std::string_view *s) { return v.get_string().get(*s); }
-  static const char *type_name(ondemand::object *) { return "an object"; }
-  static const char *type_name(ondemand::array *) { return "an array"; }
-  static const char *type_name(std::string_view *) { return "a string"; }
+  // The one way every field checks the JSON type it wants: another type is "<what>: not
+  // <type> (map byte <at>)". `what` is a name or a callable making one (called only on an
+  // error: merges has 10^5 elements).
   template <class W>
   static const char *name_of(W what) {
     if constexpr (std::is_invocable_v<W>) return what();
     else return what;
   }
-  template <class T, class W>
-  embd_result typed(ondemand::value v, W what, size_t at, T *out, const char *type = nullptr) {
-    if (auto ec = get_json(v, out)) {
-      if (ec == INCORRECT_TYPE) return not_a(name_of(what), type ? type : type_name(out), at);
-      return json_fail(ec, name_of(what));
-    }
-    return EMBD_OK;
+  template <class W>
+  embd_result want(const uint8_t *v, char c, W what, size_t at, const char *type) {
+    return *v == c ? EMBD_OK : not_a(name_of(what), type, at);
   }
-  // The next member of an object being walked: its key unescaped, the byte of its opening quote.
-  embd_result next_field(simdjson_result<ondemand::field> fr, const char *what, ondemand::field *f,
-                         std::string_view *key, size_t *kat) {
-    if (auto ec = std::move(fr).get(*f)) return json_fail(ec, what);
-    *kat = off(f->key().raw()) - 1;
-    if (auto ec = f->unescaped_key().get(*key)) return json_fail(ec, what);
-    return EMBD_OK;
+  template <class W>
+  embd_result want_obj(const uint8_t *v, W what, size_t at, const char *type = "an object") {
+    return want(v, '{', what, at, type);
   }
-  // The next element of an array being walked, and the byte where it starts.
-  embd_result next_elem(simdjson_result<ondemand::value> er, const char *what, ondemand::value *e, size_t *eat) {
-    *eat = here();
-    if (auto ec = std::move(er).get(*e)) return json_fail(ec, what);
-    return EMBD_OK;
+  template <class W>
+  embd_result want_arr(const uint8_t *v, W what, size_t at) { return want(v, '[', what, at, "an array"); }
+  template <class W>
+  embd_result want_str(const uint8_t *v, W what, size_t at, std::string_view *s) {
+    if (embd_result r = want(v, '"', what, at, "a string")) return r;
+    return str(v, s) ? EMBD_OK : oom(at);
   }
 
   // Copies s (plus a NUL) into the arena; its offset in *o.
@@ -279,50 +338,33 @@ struct loader {
   embd_result arena_fail() { return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "map arena overflow"); }
 
   // A string field (id, version, published_at).
-  embd_result str_field(ondemand::value v, const char *what, size_t at, uint32_t *o) {
+  embd_result str_field(const uint8_t *v, const char *what, size_t at, uint32_t *o) {
     std::string_view s;
-    if (embd_result r = typed(v, what, at, &s)) return r;
+    if (embd_result r = want_str(v, what, at, &s)) return r;
     if (!keep(s, o)) return arena_fail();
     return EMBD_OK;
   }
 
-  // A non-negative integer (vocab_size, byte_fallback_*, special_tokens values).
+  // A non-negative integer (vocab_size, byte_fallback_*, special_tokens values): a number
+  // without fraction or exponent, 0..2^64-1.
   // what() names the field in a message: only called on an error (a vocab has 10^5 of them).
   template <class W>
-  embd_result uint_field_w(ondemand::value v, W what, size_t at, uint64_t *u) {
-    ondemand::json_type t;
-    if (auto ec = v.type().get(t)) return json_fail(ec, what());
-    if (t != ondemand::json_type::number)
-      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not an integer (map byte %zu)", what(), at);
-    ondemand::number_type nt;
-    if (auto ec = v.get_number_type().get(nt)) return json_fail(ec, what());
-    if (nt == ondemand::number_type::signed_integer) {
-      int64_t i;
-      if (auto ec = v.get_int64().get(i)) return json_fail(ec, what());
-      if (i < 0)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: %lld is negative (map byte %zu)", what(),
-                    static_cast<long long>(i), at);
-      *u = static_cast<uint64_t>(i);
-      return EMBD_OK;
-    }
-    if (nt == ondemand::number_type::unsigned_integer) {
-      if (auto ec = v.get_uint64().get(*u)) return json_fail(ec, what());
-      return EMBD_OK;
-    }
+  embd_result uint_field_w(const uint8_t *v, W what, size_t at, uint64_t *u) {
+    int64_t i = 0;
+    const int k = (*v == '-' || (*v >= '0' && *v <= '9')) ? embd_json_int(v, uend(), u, &i) : EMBD_JSON_NOT_INT;
+    if (k == EMBD_JSON_UINT) return EMBD_OK;
+    if (k == EMBD_JSON_NEG)
+      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: %lld is negative (map byte %zu)", what(),
+                       static_cast<long long>(i), at);
     return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: not an integer (map byte %zu)", what(), at);
   }
-  embd_result uint_field(ondemand::value v, const char *what, size_t at, uint64_t *u) {
+  embd_result uint_field(const uint8_t *v, const char *what, size_t at, uint64_t *u) {
     return uint_field_w(v, [what] { return what; }, at, u);
   }
 
-  embd_result tokens(ondemand::value v, size_t at) {
-    ondemand::object o;
-    if (embd_result r = typed(v, "tokens", at, &o)) return r;
-    for (auto fr : o) {
-      ondemand::field f;
-      std::string_view key;
-      size_t kat = 0;
-      if (embd_result r = next_field(std::move(fr), "tokens", &f, &key, &kat)) return r;
+  embd_result tokens(const uint8_t *v, size_t at) {
+    if (embd_result r = want_obj(v, "tokens", at)) return r;
+    return each_member(v, [&](std::string_view key, size_t kat, const uint8_t *fv) -> embd_result {
       // A canonical decimal id: digits, no sign, no leading zero, below 2^32.
       uint64_t id = 0;
       bool ok = !key.empty() && key.size() <= 10 && !(key.size() > 1 && key[0] == '0');
@@ -342,16 +384,13 @@ struct loader {
                     "leading zeros) (map byte %zu)",
                     shown, key.size() > 16 ? "..." : "", kat);
       }
+      if (*fv != '"')
+        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
+                         "tokens[\"%llu\"]: value is not a string (map byte %zu)",
+                         static_cast<unsigned long long>(id), kat);
       std::string_view s;
-      if (auto ec = f.value().get_string().get(s)) {
-        if (ec == INCORRECT_TYPE)
-          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
-                      "tokens[\"%llu\"]: value is not a string (map byte %zu)",
-                      static_cast<unsigned long long>(id), kat);
-        size_t w = here();
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, w, "tokens[\"%llu\"]: malformed JSON string: %s (map byte %zu)",
-                    static_cast<unsigned long long>(id), error_message(ec), w);
-      }
+      if (!str(fv, &s)) return oom(kat);
+      // Valid JSON strings are valid UTF-8 (embd_json_validate): this is a second guard.
       if (embd_codec_utf8_check(s.data(), s.size()) != 0)
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                     "tokens[\"%llu\"]: not valid UTF-8 (an escaped lone surrogate?) (map byte %zu)",
@@ -363,18 +402,13 @@ struct loader {
       if (!keep(s, &e.off)) return arena_fail();
       if (!push(&ents, &nents, &ents_cap, e))
         return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, kat, "out of memory for the tokens");
-    }
-    return EMBD_OK;
+      return EMBD_OK;
+    });
   }
 
-  embd_result special_tokens(ondemand::value v, size_t at) {
-    ondemand::object o;
-    if (embd_result r = typed(v, "special_tokens", at, &o)) return r;
-    for (auto fr : o) {
-      ondemand::field f;
-      std::string_view key;
-      size_t kat = 0;
-      if (embd_result r = next_field(std::move(fr), "special_tokens", &f, &key, &kat)) return r;
+  embd_result special_tokens(const uint8_t *v, size_t at) {
+    if (embd_result r = want_obj(v, "special_tokens", at)) return r;
+    return each_member(v, [&](std::string_view key, size_t kat, const uint8_t *fv) -> embd_result {
       if (embd_codec_utf8_check(key.data(), key.size()) != 0)
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                     "special_tokens: a name is not valid UTF-8 (map byte %zu)", kat);
@@ -386,29 +420,24 @@ struct loader {
       snprintf(what, sizeof what, "special_tokens[\"%.40s%s\"]", m->arena + sp.name_off,
                key.size() > 40 ? "..." : "");
       uint64_t id;
-      if (embd_result r = uint_field(f.value(), what, kat, &id)) return r;
+      if (embd_result r = uint_field(fv, what, kat, &id)) return r;
       if (id > UINT32_MAX)
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: id %llu above 4294967295 (map byte %zu)",
                     what, static_cast<unsigned long long>(id), kat);
       sp.id = static_cast<uint32_t>(id);
       if (!push(&specs, &nspecs, &specs_cap, sp))
         return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, kat, "out of memory for the special tokens");
-    }
-    return EMBD_OK;
+      return EMBD_OK;
+    });
   }
 
   // ---- schema v2 / v2.1 fields ------------------------------------------------------------
 
   // vocab: token string -> id. Keys are kept as written; check() decodes them once the
   // encoder is known (it may come after the vocab).
-  embd_result vocab_obj(ondemand::value v, size_t at) {
-    ondemand::object o;
-    if (embd_result r = typed(v, "vocab", at, &o)) return r;
-    for (auto fr : o) {
-      ondemand::field f;
-      std::string_view key;
-      size_t kat = 0;
-      if (embd_result r = next_field(std::move(fr), "vocab", &f, &key, &kat)) return r;
+  embd_result vocab_obj(const uint8_t *v, size_t at) {
+    if (embd_result r = want_obj(v, "vocab", at)) return r;
+    embd_result r = each_member(v, [&](std::string_view key, size_t kat, const uint8_t *fv) -> embd_result {
       if (key.empty())
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "vocab[\"\"]: empty token string (map byte %zu)", kat);
       if (embd_codec_utf8_check(key.data(), key.size()) != 0)
@@ -424,21 +453,23 @@ struct loader {
         return what;
       };
       uint64_t id = 0;
-      if (embd_result r = uint_field_w(f.value(), name, kat, &id)) return r;
+      if (embd_result r2 = uint_field_w(fv, name, kat, &id)) return r2;
       if (id > UINT32_MAX)
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: id %llu above 4294967295 (map byte %zu)", name(),
                          static_cast<unsigned long long>(id), kat);
       e.id = static_cast<uint32_t>(id);
       if (!push(&ents, &nents, &ents_cap, e))
         return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, kat, "out of memory for the vocab");
-    }
+      return EMBD_OK;
+    });
+    if (r) return r;
     if (!nents) return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "vocab: empty (map byte %zu)", at);
     return EMBD_OK;
   }
 
-  embd_result encoder_field(ondemand::value v, size_t at) {
+  embd_result encoder_field(const uint8_t *v, size_t at) {
     std::string_view s;
-    if (embd_result r = typed(v, "encoder", at, &s)) return r;
+    if (embd_result r = want_str(v, "encoder", at, &s)) return r;
     if (s == "byte_level") encoder = EMBD_TOKMAP_ENCODER_BYTE_LEVEL;
     else if (s == "metaspace") encoder = EMBD_TOKMAP_ENCODER_METASPACE;
     else {
@@ -451,21 +482,17 @@ struct loader {
   }
 
   // merges: "left right" strings, kept for check() (their tokens must be in the vocab).
-  embd_result merges_arr(ondemand::value v, size_t at) {
-    ondemand::array a;
-    if (embd_result r = typed(v, "merges", at, &a)) return r;
+  embd_result merges_arr(const uint8_t *v, size_t at) {
+    if (embd_result r = want_arr(v, "merges", at)) return r;
     size_t i = 0;
-    for (auto er : a) {
-      ondemand::value e;
-      size_t eat = 0;
-      if (embd_result r = next_elem(std::move(er), "merges", &e, &eat)) return r;
+    return each_elem(v, [&](size_t eat, const uint8_t *e) -> embd_result {
       std::string_view s;
       char what[48];
       auto name = [&] {
         snprintf(what, sizeof what, "merges[%zu]", i);
         return what;
       };
-      if (embd_result r = typed(e, name, eat, &s)) return r;
+      if (embd_result r = want_str(e, name, eat, &s)) return r;
       mrg m1;
       if (!keep(s, &m1.off)) return arena_fail();
       m1.len = static_cast<uint32_t>(s.size());
@@ -473,13 +500,13 @@ struct loader {
       if (!push(&mrgs, &nmrgs, &mrgs_cap, m1))
         return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, eat, "out of memory for the merges");
       i++;
-    }
-    return EMBD_OK;
+      return EMBD_OK;
+    });
   }
 
-  embd_result pattern_field(ondemand::value v, size_t at) {
+  embd_result pattern_field(const uint8_t *v, size_t at) {
     std::string_view s;
-    if (embd_result r = typed(v, "pre_tokenizer_pattern", at, &s)) return r;
+    if (embd_result r = want_str(v, "pre_tokenizer_pattern", at, &s)) return r;
     if (s.empty())
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "pre_tokenizer_pattern: empty (map byte %zu)", at);
     return EMBD_OK;
@@ -511,24 +538,18 @@ struct loader {
 
   // Reads the members of one op or stage object into ps (the name member `namekey` into
   // *name); "ops" (a stage's op list) is checked on the spot by program_ops.
-  embd_result members(ondemand::object o, const char *what, const char *namekey, std::string_view *name,
+  embd_result members(const uint8_t *o, const char *what, const char *namekey, std::string_view *name,
                       bool *have_name, param *ps, size_t *np, size_t cap, size_t *ops_at, bool *have_ops) {
-    for (auto fr : o) {
-      ondemand::field f;
-      std::string_view key;
-      size_t kat = 0;
-      if (embd_result r = next_field(std::move(fr), what, &f, &key, &kat)) return r;
+    return each_member(o, [&](std::string_view key, size_t kat, const uint8_t *pv) -> embd_result {
       char sh[48];
       if (key == namekey) {
         if (*have_name)
           return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.%s: field appears twice (map byte %zu)", what, namekey, kat);
-        if (auto ec = f.value().get_string().get(*name)) {
-          if (ec == INCORRECT_TYPE)
-            return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.%s: not a string (map byte %zu)", what, namekey, kat);
-          return json_fail(ec, what);
-        }
+        if (*pv != '"')
+          return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s.%s: not a string (map byte %zu)", what, namekey, kat);
+        if (!str(pv, name)) return oom(kat);
         *have_name = true;
-        continue;
+        return EMBD_OK;
       }
       for (size_t j = 0; j < *np; j++)
         if (ps[j].key == key)
@@ -541,54 +562,37 @@ struct loader {
         *ops_at = kat;
         char w2[96];
         snprintf(w2, sizeof w2, "%s.ops", what);
-        if (embd_result r = program_ops(f.value(), w2, kat, false)) return r;
-        continue;
+        return program_ops(pv, w2, kat, false);
       }
       if (*np == cap)
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: too many fields (map byte %zu)", what, kat);
       param p{key, P_OTHER, 0, {}, 0, kat, 0};
-      ondemand::value pv = f.value();
-      ondemand::json_type t;
-      if (auto ec = pv.type().get(t)) return json_fail(ec, what);
-      if (t == ondemand::json_type::boolean) {
-        bool b;
-        if (auto ec = pv.get_bool().get(b)) return json_fail(ec, what);
+      if (*pv == 't' || *pv == 'f') {
         p.kind = P_BOOL;
-        p.u = b;
-      } else if (t == ondemand::json_type::number) {
-        ondemand::number_type nt;
-        if (auto ec = pv.get_number_type().get(nt)) return json_fail(ec, what);
-        if (nt == ondemand::number_type::signed_integer) {
-          int64_t x;
-          if (auto ec = pv.get_int64().get(x)) return json_fail(ec, what);
-          if (x >= 0) p.kind = P_UINT, p.u = static_cast<uint64_t>(x);
-        } else if (nt == ondemand::number_type::unsigned_integer) {
-          if (auto ec = pv.get_uint64().get(p.u)) return json_fail(ec, what);
-          p.kind = P_UINT;
-        }
-      } else if (t == ondemand::json_type::string) {
-        if (auto ec = pv.get_string().get(p.s)) return json_fail(ec, what);
+        p.u = *pv == 't';
+      } else if (*pv == '-' || (*pv >= '0' && *pv <= '9')) {
+        int64_t x;
+        if (embd_json_int(pv, uend(), &p.u, &x) == EMBD_JSON_UINT) p.kind = P_UINT;  // else P_OTHER
+      } else if (*pv == '"') {
+        if (!str(pv, &p.s)) return oom(kat);
         p.kind = P_STR;
-      } else if (t == ondemand::json_type::array) {
-        ondemand::array a;
-        if (auto ec = pv.get_array().get(a)) return json_fail(ec, what);
+      } else if (*pv == '[') {
         size_t k = 0;
-        for (auto er : a) {
-          ondemand::value e;
-          size_t eat = 0;
-          if (embd_result r = next_elem(std::move(er), what, &e, &eat)) return r;
-          std::string_view es;
-          auto ec = e.get_string().get(es);
-          if (ec && ec != INCORRECT_TYPE) return json_fail(ec, what);
-          if (!p.bad && (ec || es.empty())) p.bad = k + 1, p.why = ec ? 1 : 2, p.at = eat;
-          k++;
-        }
+        if (embd_result r = each_elem(pv, [&](size_t eat, const uint8_t *e) -> embd_result {
+              std::string_view es;
+              bool is_str = *e == '"';
+              if (is_str && !str(e, &es)) return oom(eat);
+              if (!p.bad && (!is_str || es.empty())) p.bad = k + 1, p.why = is_str ? 2 : 1, p.at = eat;
+              k++;
+              return EMBD_OK;
+            }))
+          return r;
         if (!k) p.bad = 1, p.why = 3;
         p.kind = P_STRS;
       }
       ps[(*np)++] = p;
-    }
-    return EMBD_OK;
+      return EMBD_OK;
+    });
   }
 
   // Checks ps against the parameters of def (all optional; none other).
@@ -633,7 +637,7 @@ struct loader {
 
   // One op of an alternation (a version-1 program's ops, a version-2 alternation stage's).
   // *metaspace: it is metaspace_split (a version-1 program's only op, never in a stage).
-  embd_result program_op(ondemand::value v, const char *list, size_t i, size_t at, bool *metaspace) {
+  embd_result program_op(const uint8_t *v, const char *list, size_t i, size_t at, bool *metaspace) {
     static const char *const lps[] = {"l_p_s", nullptr}, *const lm[] = {"L_M", nullptr},
                              *const kinds[] = {"title", "upper", nullptr}, *const ps_[] = {"p_s", nullptr};
     static const odef ops[] = {
@@ -653,13 +657,12 @@ struct loader {
     };
     char what[112];
     snprintf(what, sizeof what, "%s[%zu]", list, i);
-    ondemand::object o;
-    if (embd_result r = typed(v, what, at, &o)) return r;
+    if (embd_result r = want_obj(v, what, at)) return r;
     std::string_view op;
     bool have_op = false;
     param ps[8];
     size_t np = 0;
-    if (embd_result r = members(o, what, "op", &op, &have_op, ps, &np, 8, nullptr, nullptr)) return r;
+    if (embd_result r = members(v, what, "op", &op, &have_op, ps, &np, 8, nullptr, nullptr)) return r;
     if (!have_op)
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.op: required field missing (map byte %zu)", what, at);
     const odef *def = nullptr;
@@ -681,15 +684,14 @@ struct loader {
   }
 
   // An op list: a non-empty array of ops; metaspace_split only as a version-1 program's one op.
-  embd_result program_ops(ondemand::value v, const char *what, size_t at, bool v1) {
-    ondemand::array a;
-    if (embd_result r = typed(v, what, at, &a)) return r;
+  embd_result program_ops(const uint8_t *v, const char *what, size_t at, bool v1) {
+    if (embd_result r = want_arr(v, what, at)) return r;
     size_t i = 0, meta_at = 0;
     bool meta = false;
-    for (auto er : a) {
-      ondemand::value e;
-      size_t eat = 0;
-      if (embd_result r = next_elem(std::move(er), what, &e, &eat)) return r;
+    walk w(this, v);
+    while (w.next()) {
+      const uint8_t *e = w.v;
+      size_t eat = w.at;
       bool ms = false;
       if (embd_result r = program_op(e, what, i, eat, &ms)) return r;
       if (ms && !meta) meta = true, meta_at = eat;
@@ -703,7 +705,7 @@ struct loader {
     return EMBD_OK;
   }
 
-  embd_result program_stage(ondemand::value v, size_t i, size_t at) {
+  embd_result program_stage(const uint8_t *v, size_t i, size_t at) {
     static const char *const modes[] = {"individual", "grouped", nullptr};
     static const odef stages[] = {
         {"digits_isolate", {{"mode", P_STR, modes}, {"max_run", P_UINT, nullptr}, {}, {}}},
@@ -714,14 +716,13 @@ struct loader {
     };
     char what[64];
     snprintf(what, sizeof what, "pre_tokenizer_program.stages[%zu]", i);
-    ondemand::object o;
-    if (embd_result r = typed(v, what, at, &o)) return r;
+    if (embd_result r = want_obj(v, what, at)) return r;
     std::string_view st;
     bool have_st = false, have_ops = false;
     size_t ops_at = 0;
     param ps[8];
     size_t np = 0;
-    if (embd_result r = members(o, what, "stage", &st, &have_st, ps, &np, 8, &ops_at, &have_ops)) return r;
+    if (embd_result r = members(v, what, "stage", &st, &have_st, ps, &np, 8, &ops_at, &have_ops)) return r;
     if (!have_st)
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s.stage: required field missing (map byte %zu)", what, at);
     const odef *def = nullptr;
@@ -743,30 +744,26 @@ struct loader {
 
   // pre_tokenizer_program (v2.1): null (the converter's "no program"), or a version-1 or
   // version-2 program.
-  embd_result program(ondemand::value v, size_t at) {
-    bool is_null = false;
-    if (auto ec = v.is_null().get(is_null)) return json_fail(ec, "pre_tokenizer_program");
-    if (is_null) {
+  embd_result program(const uint8_t *v, size_t at) {
+    if (*v == 'n') {
       program_null = true;
       return EMBD_OK;
     }
-    ondemand::object o;
-    if (embd_result r = typed(v, "pre_tokenizer_program", at, &o, "an object or null")) return r;
+    if (embd_result r = want_obj(v, "pre_tokenizer_program", at, "an object or null")) return r;
     // version may follow the list: ops and stages are checked as they come, which one the
     // version allows afterwards
     uint64_t ver = 0;
     bool have_version = false, have_ops = false, have_stages = false;
     size_t ops_at = 0, stages_at = 0;
-    for (auto fr : o) {
-      ondemand::field f;
-      std::string_view key;
-      size_t kat = 0;
-      if (embd_result r = next_field(std::move(fr), "pre_tokenizer_program", &f, &key, &kat)) return r;
+    walk w(this, v);
+    while (w.next()) {
+      std::string_view key = w.key;
+      size_t kat = w.kat;
       if (key == "version") {
         if (have_version)
           return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.version: field appears twice (map byte %zu)", kat);
         have_version = true;
-        if (embd_result r = uint_field(f.value(), "pre_tokenizer_program.version", kat, &ver)) return r;
+        if (embd_result r = uint_field(w.v, "pre_tokenizer_program.version", kat, &ver)) return r;
         if (ver != 1 && ver != 2)
           return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                            "pre_tokenizer_program.version: %llu is not 1 or 2 (map byte %zu)",
@@ -776,19 +773,18 @@ struct loader {
           return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.ops: field appears twice (map byte %zu)", kat);
         have_ops = true;
         ops_at = kat;
-        if (embd_result r = program_ops(f.value(), "pre_tokenizer_program.ops", kat, true)) return r;
+        if (embd_result r = program_ops(w.v, "pre_tokenizer_program.ops", kat, true)) return r;
       } else if (key == "stages") {
         if (have_stages)
           return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "pre_tokenizer_program.stages: field appears twice (map byte %zu)", kat);
         have_stages = true;
         stages_at = kat;
-        ondemand::array a;
-        if (embd_result r = typed(f.value(), "pre_tokenizer_program.stages", kat, &a)) return r;
+        if (embd_result r = want_arr(w.v, "pre_tokenizer_program.stages", kat)) return r;
         size_t i = 0;
-        for (auto er : a) {
-          ondemand::value e;
-          size_t eat = 0;
-          if (embd_result r = next_elem(std::move(er), "pre_tokenizer_program.stages", &e, &eat)) return r;
+        walk ws(this, w.v);
+        while (ws.next()) {
+          const uint8_t *e = ws.v;
+          size_t eat = ws.at;
           if (embd_result r = program_stage(e, i, eat)) return r;
           i++;
         }
@@ -800,6 +796,7 @@ struct loader {
                          show(key.data(), key.size(), sh), kat);
       }
     }
+    if (w.r) return w.r;
     if (!have_version)
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "pre_tokenizer_program.version: required field missing (map byte %zu)", at);
     if (ver == 1 && have_stages)
@@ -818,11 +815,11 @@ struct loader {
 
   // A string member of an object that must be one of a closed set (set == NULL: any
   // non-empty string, kept in the arena when keep_off != NULL).
-  embd_result enum_str(ondemand::value v, const char *what, size_t at, const char *const *set,
+  embd_result enum_str(const uint8_t *v, const char *what, size_t at, const char *const *set,
                        uint32_t *keep_off = nullptr, uint32_t *keep_len = nullptr,
                        int *idx = nullptr) {
     std::string_view s;
-    if (embd_result r = typed(v, what, at, &s)) return r;
+    if (embd_result r = want_str(v, what, at, &s)) return r;
     if (!set) {
       if (s.empty()) return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "%s: empty (map byte %zu)", what, at);
       if (keep_off) {
@@ -847,19 +844,17 @@ struct loader {
 
   // tool_calling (v2.1, spec § "Tool-call calling conventions in the map"): every member
   // required; the markers must be keys of special_tokens (checked after the walk).
-  embd_result tool_calling(ondemand::value v, size_t at) {
+  embd_result tool_calling(const uint8_t *v, size_t at) {
     static const char *const conventions[] = {"llama3", "qwen25", "phi4", "mistral_nemo", "deepseek_v3",
                                               "deepseek_r1", "custom", nullptr};
     static const char *const args[] = {"json", "python_args", nullptr};
     static const char *const results[] = {"text", "json", nullptr};
-    ondemand::object o;
-    if (embd_result r = typed(v, "tool_calling", at, &o)) return r;
+    if (embd_result r = want_obj(v, "tool_calling", at)) return r;
     unsigned got = 0;
-    for (auto fr : o) {
-      ondemand::field f;
-      std::string_view key;
-      size_t kat = 0;
-      if (embd_result r = next_field(std::move(fr), "tool_calling", &f, &key, &kat)) return r;
+    walk w(this, v);
+    while (w.next()) {
+      std::string_view key = w.key;
+      size_t kat = w.kat;
       static const char *const names[] = {"convention", "markers", "args_format", "result_format"};
       int which = -1;
       for (int k = 0; k < 4; k++)
@@ -873,12 +868,13 @@ struct loader {
                          names[which], kat);
       got |= 1u << which;
       embd_result r = EMBD_OK;
-      if (which == 0) r = enum_str(f.value(), "tool_calling.convention", kat, conventions);
-      else if (which == 2) r = enum_str(f.value(), "tool_calling.args_format", kat, args);
-      else if (which == 3) r = enum_str(f.value(), "tool_calling.result_format", kat, results);
-      else r = markers(f.value(), kat);
+      if (which == 0) r = enum_str(w.v, "tool_calling.convention", kat, conventions);
+      else if (which == 2) r = enum_str(w.v, "tool_calling.args_format", kat, args);
+      else if (which == 3) r = enum_str(w.v, "tool_calling.result_format", kat, results);
+      else r = markers(w.v, kat);
       if (r) return r;
     }
+    if (w.r) return w.r;
     static const char *const req[] = {"convention", "markers", "args_format", "result_format"};
     for (int k = 0; k < 4; k++)
       if (!(got & (1u << k)))
@@ -887,15 +883,13 @@ struct loader {
     return EMBD_OK;
   }
 
-  embd_result markers(ondemand::value v, size_t at) {
-    ondemand::object o;
-    if (embd_result r = typed(v, "tool_calling.markers", at, &o)) return r;
+  embd_result markers(const uint8_t *v, size_t at) {
+    if (embd_result r = want_obj(v, "tool_calling.markers", at)) return r;
     unsigned got = 0;
-    for (auto fr : o) {
-      ondemand::field f;
-      std::string_view key;
-      size_t kat = 0;
-      if (embd_result r = next_field(std::move(fr), "tool_calling.markers", &f, &key, &kat)) return r;
+    walk w(this, v);
+    while (w.next()) {
+      std::string_view key = w.key;
+      size_t kat = w.kat;
       int k = key == "start" ? 0 : key == "end" ? 1 : -1;
       char sh[48];
       if (k < 0)
@@ -906,10 +900,11 @@ struct loader {
                          k ? "end" : "start", kat);
       got |= 1u << k;
       mark_at[k] = kat;
-      if (embd_result r = enum_str(f.value(), k ? "tool_calling.markers.end" : "tool_calling.markers.start", kat,
+      if (embd_result r = enum_str(w.v, k ? "tool_calling.markers.end" : "tool_calling.markers.start", kat,
                                    nullptr, &mark_off[k], &mark_len[k]))
         return r;
     }
+    if (w.r) return w.r;
     for (int k = 0; k < 2; k++)
       if (!(got & (1u << k)))
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "tool_calling.markers.%s: required field missing (map byte %zu)",
@@ -919,26 +914,23 @@ struct loader {
 
   // zstd_dictionaries (spec § "Pre-trained ZSTD dictionaries"): entries {format, url, hash,
   // size_bytes?}, at most one per wire format.
-  embd_result zstd(ondemand::value v, size_t at) {
+  embd_result zstd(const uint8_t *v, size_t at) {
     static const char *const formats[] = {"msgpack", "protobuf", nullptr};
-    ondemand::array a;
-    if (embd_result r = typed(v, "zstd_dictionaries", at, &a)) return r;
+    if (embd_result r = want_arr(v, "zstd_dictionaries", at)) return r;
     size_t i = 0;
     unsigned formats_seen = 0;
-    for (auto er : a) {
-      ondemand::value e;
-      size_t eat = 0;
-      if (embd_result r = next_elem(std::move(er), "zstd_dictionaries", &e, &eat)) return r;
+    walk we(this, v);
+    while (we.next()) {
+      const uint8_t *e = we.v;
+      size_t eat = we.at;
       char what[48];
       snprintf(what, sizeof what, "zstd_dictionaries[%zu]", i);
-      ondemand::object o;
-      if (embd_result r = typed(e, what, eat, &o)) return r;
+      if (embd_result r = want_obj(e, what, eat)) return r;
       unsigned got = 0;
-      for (auto fr : o) {
-        ondemand::field f;
-        std::string_view key;
-        size_t kat = 0;
-        if (embd_result r = next_field(std::move(fr), what, &f, &key, &kat)) return r;
+      walk w(this, e);
+      while (w.next()) {
+        std::string_view key = w.key;
+        size_t kat = w.kat;
         static const char *const names[] = {"format", "url", "hash", "size_bytes"};
         int k = -1;
         for (int j = 0; j < 4; j++)
@@ -954,28 +946,29 @@ struct loader {
         embd_result r = EMBD_OK;
         if (k == 0) {
           int fi = -1;
-          r = enum_str(f.value(), w2, kat, formats, nullptr, nullptr, &fi);
+          r = enum_str(w.v, w2, kat, formats, nullptr, nullptr, &fi);
           if (!r && (formats_seen & (1u << fi)))
             return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                              "%s: a second dictionary for format \"%s\" (map byte %zu)", w2, formats[fi], kat);
           if (!r) formats_seen |= 1u << fi;
         } else if (k == 1) {
-          r = enum_str(f.value(), w2, kat, nullptr);
+          r = enum_str(w.v, w2, kat, nullptr);
         } else if (k == 2) {
           std::string_view s;
-          if ((r = typed(f.value(), w2, kat, &s))) return r;
+          if ((r = want_str(w.v, w2, kat, &s))) return r;
           char norm[72];
           if (!embd_sha256_pin_norm_(s.data(), s.size(), norm))
             return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
                              "%s: not \"sha256:\" and 64 hex digits (map byte %zu)", w2, kat);
         } else {
           uint64_t sz;
-          r = uint_field(f.value(), w2, kat, &sz);
+          r = uint_field(w.v, w2, kat, &sz);
           if (!r && sz < 1)
             return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: 0, a dictionary has bytes (map byte %zu)", w2, kat);
         }
         if (r) return r;
       }
+      if (w.r) return w.r;
       static const char *const req[] = {"format", "url", "hash"};
       for (int k = 0; k < 3; k++)
         if (!(got & (1u << k)))
@@ -987,29 +980,20 @@ struct loader {
   }
 
   embd_result parse() {
-    // The strict pass first: the on-demand walk below skips what it does not read and
-    // reports its first stage's errors at byte 0; this names the fault and its byte.
+    // The strict pass first (RFC 8259, UTF-8, depth: json_strict.h): it names the fault and
+    // its byte; the walk below then reads a valid text.
     embd_json j;
     embd_json_init(&j, buf, len);
     if (embd_json_validate(&j, 0) != 0) {
       size_t at = embd_json_fault_offset(&j);
       return embd_fail(err, EMBD_ERR_MAP_SCHEMA, at, "malformed JSON: %s (map byte %zu)", j.fault, at);
     }
-    if (auto ec = parser.iterate(buf, len, len + SIMDJSON_PADDING).get(doc)) {
-      if (ec == MEMALLOC) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory parsing the map");
-      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0, "malformed JSON: %s (map byte 0)", error_message(ec));
-    }
-    ondemand::object root;
-    if (auto ec = doc.get_object().get(root)) {
-      if (ec == INCORRECT_TYPE)
-        return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0, "the map is not a JSON object (map byte 0)");
-      return json_fail(ec, "the map");
-    }
-    for (auto fr : root) {
-      ondemand::field f;
-      std::string_view key;
-      size_t kat = 0;
-      if (embd_result r = next_field(std::move(fr), "the map", &f, &key, &kat)) return r;
+    const uint8_t *root = embd_json_ws(ubeg(), uend());
+    if (*root != '{') return embd_fail(err, EMBD_ERR_MAP_SCHEMA, 0, "the map is not a JSON object (map byte 0)");
+    walk w(this, root);
+    while (w.next()) {
+      std::string_view key = w.key;
+      size_t kat = w.kat;
       static const struct {
         const char *name;
         unsigned bit;
@@ -1034,8 +1018,8 @@ struct loader {
         if (key == k.name) bit = k.bit, name = k.name;
       if (!bit)
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat,
-                    "\"%.40s\": not a field of tokenizer map schema v0.1 or v2.1 (map byte %zu)",
-                    std::string(key).c_str(), kat);
+                    "\"%.*s\": not a field of tokenizer map schema v0.1 or v2.1 (map byte %zu)",
+                    static_cast<int>(key.size() < 40 ? key.size() : 40), key.data(), kat);
       if (seen & bit)
         return embd_fail(err, EMBD_ERR_MAP_SCHEMA, kat, "%s: field appears twice (map byte %zu)", name, kat);
       seen |= bit;
@@ -1043,30 +1027,25 @@ struct loader {
         if (bit == (1u << b)) at_field[b] = kat;
       embd_result r = EMBD_OK;
       switch (bit) {
-        case F_ID: r = str_field(f.value(), "id", kat, &m->id_off); break;
-        case F_VERSION: r = str_field(f.value(), "version", kat, &m->version_off); break;
-        case F_PUBLISHED: r = str_field(f.value(), "published_at", kat, &m->published_off); break;
-        case F_VOCAB: at_vocab = kat; r = uint_field(f.value(), "vocab_size", kat, &vocab); break;
-        case F_FB_START: at_fb = kat; r = uint_field(f.value(), "byte_fallback_start", kat, &fb_start); break;
-        case F_FB_END: r = uint_field(f.value(), "byte_fallback_end", kat, &fb_end); break;
-        case F_TOKENS: r = tokens(f.value(), kat); break;
-        case F_SPECIAL: r = special_tokens(f.value(), kat); break;
-        case F_VOCABMAP: r = vocab_obj(f.value(), kat); break;
-        case F_ENCODER: r = encoder_field(f.value(), kat); break;
-        case F_MERGES: r = merges_arr(f.value(), kat); break;
-        case F_PATTERN: r = pattern_field(f.value(), kat); break;
-        case F_PROGRAM: r = program(f.value(), kat); break;
-        case F_TOOL: r = tool_calling(f.value(), kat); break;
-        case F_ZSTD: r = zstd(f.value(), kat); break;
+        case F_ID: r = str_field(w.v, "id", kat, &m->id_off); break;
+        case F_VERSION: r = str_field(w.v, "version", kat, &m->version_off); break;
+        case F_PUBLISHED: r = str_field(w.v, "published_at", kat, &m->published_off); break;
+        case F_VOCAB: at_vocab = kat; r = uint_field(w.v, "vocab_size", kat, &vocab); break;
+        case F_FB_START: at_fb = kat; r = uint_field(w.v, "byte_fallback_start", kat, &fb_start); break;
+        case F_FB_END: r = uint_field(w.v, "byte_fallback_end", kat, &fb_end); break;
+        case F_TOKENS: r = tokens(w.v, kat); break;
+        case F_SPECIAL: r = special_tokens(w.v, kat); break;
+        case F_VOCABMAP: r = vocab_obj(w.v, kat); break;
+        case F_ENCODER: r = encoder_field(w.v, kat); break;
+        case F_MERGES: r = merges_arr(w.v, kat); break;
+        case F_PATTERN: r = pattern_field(w.v, kat); break;
+        case F_PROGRAM: r = program(w.v, kat); break;
+        case F_TOOL: r = tool_calling(w.v, kat); break;
+        case F_ZSTD: r = zstd(w.v, kat); break;
       }
       if (r) return r;
     }
-    const char *rest = nullptr;
-    if (!doc.current_location().get(rest)) {
-      size_t w = off(rest);
-      return embd_fail(err, EMBD_ERR_MAP_SCHEMA, w, "malformed JSON: content after the map's object (map byte %zu)", w);
-    }
-    return EMBD_OK;
+    return w.r;
   }
 
   // The name of entry e in messages: tokens["<id>"] (v0.1) or vocab["<token>"] (v2).
@@ -1423,7 +1402,7 @@ extern "C" embd_result embd_tokmap_load(const char *json, size_t len, const char
   if (!m) return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for the map");
   if (embd_result r = embd_tokmap_sha256(json, len, m->hash)) {
     embd_tokmap_free(m);
-    return embd_fail(err, r, 0, "sha256 failed (libcrypto)");
+    return embd_fail(err, r, 0, "sha256 failed");
   }
   if (expected_hash && memcmp(want, m->hash, EMBD_TOKMAP_SHA256_SIZE) != 0) {
     embd_result r = embd_fail(err, EMBD_ERR_MAP_HASH, 0, "expected %s, got %s", want, m->hash);
@@ -1432,19 +1411,15 @@ extern "C" embd_result embd_tokmap_load(const char *json, size_t len, const char
   }
   m->arena_len = len + 2;
   m->arena = static_cast<char *>(malloc(m->arena_len));
-  char *padded = static_cast<char *>(malloc(len + SIMDJSON_PADDING));
-  if (!m->arena || !padded) {
-    free(padded);
+  if (!m->arena) {
     embd_tokmap_free(m);
     return embd_fail(err, EMBD_ERR_OUT_OF_MEMORY, 0, "out of memory for a %zu-byte map", len);
   }
   m->arena[0] = 0;
-  if (len) memcpy(padded, json, len);
-  memset(padded + len, 0, SIMDJSON_PADDING);
   embd_result r;
   {
     loader L;
-    L.buf = padded;
+    L.buf = json ? json : "";
     L.len = len;
     L.err = err;
     L.m = m;
@@ -1452,7 +1427,6 @@ extern "C" embd_result embd_tokmap_load(const char *json, size_t len, const char
     if (!r) r = L.check();
     if (!r) r = L.build();
   }
-  free(padded);
   if (r) {
     embd_tokmap_free(m);
     return r;
