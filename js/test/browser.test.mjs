@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, normalize } from 'node:path';
@@ -20,12 +20,21 @@ const chromium = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => 
 const types = { '.json': 'application/json', '.mjs': 'text/javascript', '.js': 'text/javascript', '.html': 'text/html', '.wasm': 'application/wasm' };
 
 let server, base;
+const results = new Map(); // run id -> resolve(the page's JSON text)
+let runs = 0;
 before(async () => {
   if (!chromium) return;
   server = http.createServer(async (req, res) => {
     try {
       const url = new URL(req.url, 'http://x');
       let body, path;
+      if (url.pathname === '/result' && req.method === 'POST') {
+        let text = '';
+        for await (const c of req) text += c;
+        results.get(url.searchParams.get('run'))?.(text);
+        res.end();
+        return;
+      }
       if (url.pathname === '/zlib-cases.json') {
         body = zlibCasesJson();
         path = 'x.json';
@@ -48,19 +57,30 @@ before(async () => {
 });
 after(() => server?.close());
 
+// Opens the page in headless Chromium and waits (real time, at most 60 s) for the result it
+// POSTs to /result; then stops the browser.
 function page(query, extra = []) {
   const profile = mkdtempSync(join(tmpdir(), 'embd-chromium-'));
-  return new Promise((res, rej) => {
-    execFile(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`,
-      '--virtual-time-budget=20000', ...extra, '--dump-dom', `${base}/js/test/browser/interop.html?${query}`],
-    { timeout: 60000, maxBuffer: 1 << 20 }, (err, stdout) => {
-      rmSync(profile, { recursive: true, force: true });
-      if (err && !stdout) return rej(err);
-      const m = /<pre id="out">([^<]*)<\/pre>/.exec(stdout);
-      if (!m) return rej(new Error(`no result in the page: ${stdout.slice(0, 500)}`));
-      res(JSON.parse(m[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>')));
-    });
+  const id = String(++runs);
+  let child, timer;
+  const got = new Promise((res, rej) => {
+    results.set(id, res);
+    child = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`,
+      ...extra, `${base}/js/test/browser/interop.html?${query}&run=${id}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => { if (err.length < 4000) err += d; });
+    child.on('error', rej);
+    child.on('exit', (code) => rej(new Error(`chromium exited (${code}) before the page reported: ${err.slice(0, 1000)}`)));
+    timer = setTimeout(() => rej(new Error(`no result from the page in 60 s: ${err.slice(0, 1000)}`)), 60000);
   });
+  const done = () => {
+    clearTimeout(timer);
+    results.delete(id);
+    const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve()
+      : new Promise((r) => { child.once('exit', r); child.kill('SIGKILL'); });
+    return exited.then(() => rmSync(profile, { recursive: true, force: true }));
+  };
+  return got.then((text) => done().then(() => JSON.parse(text)), (e) => done().then(() => { throw e; }));
 }
 
 const skip = !chromium && 'SKIP: chromium not installed (scripts/install-deps.sh)';
