@@ -51,6 +51,19 @@ def main():
         m = (exact(b) + exact(b + 1)) / 2
         mids.append(positional(m))
     seeds["midpoints"] = ",".join(mids)
+    # JSON.stringify of float32 values widened to double (17 significant digits; repr is the
+    # same shortest double text), and double neighbours of float32 midpoints (-12..12 ulps,
+    # 19 digits): the 16..24-digit fast path and its midpoint margin (decimal.h).
+    f32 = lambda x: struct.unpack("<f", struct.pack("<f", x))[0]
+    seeds["stringify17"] = ",".join(repr(f32(rng.gauss(0, 1) / 40)) for _ in range(48))
+    near = []
+    for _ in range(12):
+        b = rng.randrange(0x30000000, 0x50000000)
+        m = (struct.unpack("<f", struct.pack("<I", b))[0] + struct.unpack("<f", struct.pack("<I", b + 1))[0]) / 2
+        k = rng.randrange(-12, 13)
+        d = struct.unpack("<d", struct.pack("<q", struct.unpack("<q", struct.pack("<d", m))[0] + k))[0]
+        near.append("%.18e" % d)
+    seeds["near_midpoints"] = ",".join(near)
     for name, text in seeds.items():
         with open(os.path.join(OUT, name), "wb") as f:
             f.write(text.encode())

@@ -1,7 +1,7 @@
 // JSON number arrays -> float32 (embd_openai_decode's number path: decimal.h's fast
 // parser and its careful fallback), held against glibc's strtof, which rounds any decimal
 // text correctly and shares nothing with embd (fast_float is embd's slow path; strtof is
-// not). Every float32 bit pattern tried is printed in seven forms:
+// not). Every float32 bit pattern tried is printed in nine forms:
 //   0 shortest round trip, std::to_chars(f)           ("0.0105335", "1.5e-05")
 //   1 "%.9g"-like, to_chars(f, general, 9)            (what many servers print)
 //   2 shortest scientific                             ("1.05335e-02")
@@ -11,6 +11,12 @@
 //     path decide these)
 //   5 that midpoint to 30 significant digits (ties and near-ties, long)
 //   6 a random decimal: 1..22 digits, a random point, a random exponent
+//   7 the shortest double text of f widened to double, std::to_chars(double(f))
+//     ("0.010533500276505947": what JSON.stringify prints for a Float32Array's values,
+//     up to 17 significant digits: the 17-digit fast path decides nearly all)
+//   8 the midpoint between f and the next float moved by -12..12 double ulps, to 19
+//     significant digits ("%.18e"): the fast path's margin around midpoints (it narrows
+//     a rounded double only more than 8 ulps from one) from both sides
 // and the texts go into response bodies of 2,048 numbers, compact ("a,b") and pretty
 // (",\n        b") in turn. Each decoded float must have strtof's bits.
 //
@@ -40,10 +46,10 @@
 namespace {
 
 constexpr size_t kBatch = 2048;
-constexpr int kForms = 7;
+constexpr int kForms = 9;
 
 std::atomic<uint64_t> g_checked{0}, g_bad{0};
-bool g_form[kForms] = {true, true, true, true, true, true, true};
+bool g_form[kForms] = {true, true, true, true, true, true, true, true, true};
 
 float from_bits(uint32_t u) {
   float f;
@@ -56,7 +62,7 @@ uint32_t bits(float f) {
   return u;
 }
 
-// Form `form` of float f (or, form 6, of the generator state) into out; false: skip.
+// Form `form` of float f (or, forms 6 and 8, of the generator state too) into out; false: skip.
 bool text(int form, float f, uint64_t *rng, std::string *out) {
   char b[128];
   std::to_chars_result r{};
@@ -75,6 +81,18 @@ bool text(int form, float f, uint64_t *rng, std::string *out) {
       const double mid = (static_cast<double>(f) + static_cast<double>(g)) / 2;  // exact
       r = form == 4 ? std::to_chars(b, b + sizeof b, mid, std::chars_format::scientific)
                     : std::to_chars(b, b + sizeof b, mid, std::chars_format::scientific, 29);
+      break;
+    }
+    case 7: r = std::to_chars(b, b + sizeof b, static_cast<double>(f)); break;
+    case 8: {
+      const float g = std::nextafter(f, f < 0 ? -INFINITY : INFINITY);
+      if (std::isinf(g)) return false;
+      double mid = (static_cast<double>(f) + static_cast<double>(g)) / 2;  // exact
+      uint64_t &x = *rng;
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      const int k = static_cast<int>(x % 25) - 12;
+      for (int i = 0; i < (k < 0 ? -k : k); i++) mid = std::nextafter(mid, k < 0 ? -INFINITY : INFINITY);
+      r = std::to_chars(b, b + sizeof b, mid, std::chars_format::scientific, 18);
       break;
     }
     default: {

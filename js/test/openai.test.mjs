@@ -138,3 +138,73 @@ test('property: random text and bytes only raise EmbeddingCodecError; float bodi
     f.forEach((o, i) => assert.deepEqual([...r.row(i)].map((x) => x + 0), [...o].map((x) => x + 0)));
   }), { numRuns: 300 });
 });
+
+// The digit counts and forms of the number fast path (decimal.h: 1..24 fraction digits,
+// leading zeros, exponents down to -44 in two divisions, several integer digits), and
+// texts a few double ulps either side of a float32 midpoint (where that path narrows a
+// rounded double only far enough from one), in both modules. The oracle is exact rational
+// arithmetic in BigInt on the text and on the midpoint's bits: it shares no rounding with
+// JSON.parse, Math.fround or embd.
+function f32Bits(x) { const d = new DataView(new ArrayBuffer(4)); d.setFloat32(0, x); return d.getUint32(0); }
+function f32Of(bits) { const d = new DataView(new ArrayBuffer(4)); d.setUint32(0, bits); return d.getFloat32(0); }
+// A finite double as [M, B] with |x| = M * 2^B (M a BigInt).
+function exactDouble(x) {
+  const d = new DataView(new ArrayBuffer(8)); d.setFloat64(0, Math.abs(x));
+  const hi = d.getUint32(0), lo = d.getUint32(4), e = hi >>> 20;
+  const m = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+  return e === 0 ? [m, -1074] : [m | (1n << 52n), e - 1075];
+}
+// A decimal text's |value| as [D, E] with |t| = D * 10^E.
+function exactDecimal(t) {
+  const m = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(t);
+  return [BigInt(m[1] + (m[2] ?? '')), Number(m[3] ?? 0) - (m[2] ?? '').length];
+}
+// sign of D*10^E - M*2^B
+function cmpExact([D, E], [M, B]) {
+  let l = D, r = M;
+  if (E >= 0) l *= 10n ** BigInt(E); else r *= 10n ** BigInt(-E);
+  if (B >= 0) r *= 2n ** BigInt(B); else l *= 2n ** BigInt(-B);
+  return l < r ? -1 : l > r ? 1 : 0;
+}
+
+test('number texts of every length and near float32 midpoints: an exact BigInt oracle, both modules', () => {
+  const r = rng(34);
+  const texts = [], want = [];
+  // normal floats from 2^-100 to 2^100, either sign (no subnormals: their ulp is absolute)
+  const randomFloat = () => { for (;;) { const b = (((r() & 1) << 31) | ((27 + (r() % 200)) << 23) | (r() & 0x7fffff)) >>> 0; return f32Of(b); } };
+  for (let i = 0; i < 400; i++) {
+    // texts within 5e-9 relative of f (9+ significant digits): f is their nearest float32
+    const f = randomFloat(), scale = [1, 1e-3, 1e-6, 1e3][i % 4];
+    const g = f32Of(f32Bits(Math.fround(f * scale)));
+    if (!Number.isFinite(g) || g === 0 || Math.abs(g) < 2 ** -126) continue;
+    for (const p of [9, 12, 15, 16, 17, 18, 19, 20, 21]) {
+      for (const t of [g.toPrecision(p), g.toExponential(p - 1)]) { texts.push(t); want.push(f32Bits(g)); }
+    }
+    texts.push(String(g)); want.push(f32Bits(g)); // JSON.stringify's shortest double text
+  }
+  for (let i = 0; i < 400; i++) {
+    const f = randomFloat();
+    const fb = f32Bits(f), g = f32Of((fb + 1) >>> 0);
+    if (!Number.isFinite(g)) continue;
+    const mid = (f + g) / 2; // exact in double
+    const dv = new DataView(new ArrayBuffer(8));
+    for (let k = -12; k <= 12; k += (i & 1) + 1) {
+      dv.setFloat64(0, mid);
+      dv.setBigUint64(0, dv.getBigUint64(0) + BigInt(k));
+      const x = dv.getFloat64(0);
+      for (const t of [x.toPrecision(17 + (i % 3)), x.toExponential(16 + (i % 4)), String(x)]) {
+        const c = cmpExact(exactDecimal(t), exactDouble(mid));
+        // below the midpoint: |f|; above: the next; on it: the even one
+        want.push(c < 0 ? fb : c > 0 ? f32Bits(g) : (fb & 1 ? f32Bits(g) : fb));
+        texts.push(t);
+      }
+    }
+  }
+  const body = `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[${texts.join(',')}]}],"model":"m"}`;
+  for (const m of [simd, scalar]) {
+    const got = new Uint32Array(m.decodeOpenAI(body).matrix.buffer);
+    assert.equal(got.length, texts.length);
+    for (let i = 0; i < texts.length; i++)
+      assert.equal(got[i], want[i], `${m.simd ? 'simd128' : 'scalar'}: ${texts[i]} -> 0x${got[i].toString(16)}, want 0x${want[i].toString(16)}`);
+  }
+});

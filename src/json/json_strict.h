@@ -23,6 +23,8 @@
 #include <emmintrin.h>
 #elif defined(__aarch64__) && defined(__ARM_NEON)
 #include <arm_neon.h>
+#elif defined(__wasm_simd128__)
+#include <wasm_simd128.h>
 #endif
 
 #include "fail.h"
@@ -64,9 +66,9 @@ static inline uint64_t embd_json_swar_ne(uint64_t x, uint8_t b) {
 }
 
 /* Past JSON whitespace (space, tab, LF, CR). Sixteen bytes at a time while sixteen are
- * left (SSE2 and NEON are in every x86-64 and aarch64 baseline; eight with SWAR
- * elsewhere): a pretty-printed array puts a newline and an indent (9+ bytes) before
- * every number. */
+ * left (SSE2 and NEON are in every x86-64 and aarch64 baseline, SIMD128 in the wasm
+ * module built with it; eight with SWAR elsewhere): a pretty-printed array puts a
+ * newline and an indent (9+ bytes) before every number. */
 static inline const uint8_t *embd_json_ws(const uint8_t *p, const uint8_t *end) {
 #if defined(__SSE2__)
   while (end - p >= 16) {
@@ -87,6 +89,15 @@ static inline const uint8_t *embd_json_ws(const uint8_t *p, const uint8_t *end) 
     const uint64_t other =
         ~vget_lane_u64(vreinterpret_u64_u8(vshrn_n_u16(vreinterpretq_u16_u8(ws), 4)), 0);
     if (other) return p + (__builtin_ctzll(other) >> 2);
+    p += 16;
+  }
+#elif defined(__wasm_simd128__)
+  while (end - p >= 16) {
+    const v128_t x = wasm_v128_load(p);
+    const v128_t ws = wasm_v128_or(wasm_v128_or(wasm_i8x16_eq(x, wasm_i8x16_splat(' ')), wasm_i8x16_eq(x, wasm_i8x16_splat('\n'))),
+                                   wasm_v128_or(wasm_i8x16_eq(x, wasm_i8x16_splat('\r')), wasm_i8x16_eq(x, wasm_i8x16_splat('\t'))));
+    const unsigned other = ~(unsigned)wasm_i8x16_bitmask(ws) & 0xFFFFu;
+    if (other) return p + __builtin_ctz(other);
     p += 16;
   }
 #else
