@@ -123,9 +123,9 @@ export interface LoadOptions {
   /** a precompiled module or its bytes, for runtimes that forbid compiling at run time */
   module?: WebAssembly.Module | BufferSource;
   /** 'wasm' (default): everything on the WebAssembly module. 'native': the optional
-   * Node-API addon (scripts/build-napi.sh; Node only) serves decodeOpenAI and
-   * decodeBase64Embedding, the functions js/bench.mjs measured at least 1.5x faster that
-   * way; everything else stays on the module; load() rejects when the addon does not load.
+   * Node-API addon (scripts/build-napi.sh; Node only) serves decodeOpenAI, decodeOpenAIAsync
+   * (off the event loop, on libuv's thread pool) and decodeBase64Embedding; everything else
+   * stays on the module (README: the measured ratios); load() rejects when the addon does not load.
    * 'auto': the addon when it is there and loads in this runtime, else WebAssembly (browsers
    * always get WebAssembly). Same results, same errors (code, offset, message) either way. */
   backend?: 'wasm' | 'native' | 'auto';

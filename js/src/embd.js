@@ -876,9 +876,9 @@ async function inflateStreams(z, want) {
 const DT_BYTES = (dt, dims) => (dt === 0 ? dims * 4 : dt <= 2 ? dims * 2 : dt <= 6 ? dims : dims / 8);
 
 // ---- the optional Node-API addon (js/native/embd_napi.c, scripts/build-napi.sh) ----
-// The native library's kernels (AVX2/AVX-512/NEON) behind the same API, for the functions
-// where js/bench.mjs measured at least 1.5x over the WebAssembly path on realistic batches
-// (issue 34); every other function stays on the module. Node only: a browser never sees it.
+// The native library's kernels (AVX2/AVX-512/NEON) behind the same API, for the OpenAI
+// decoders only (decodeOpenAIAsync runs off the event loop; the speed gain over the module is
+// 1.1-2.1x since the module's SIMD128 work: README); every other function stays on the module. Node only: a browser never sees it.
 // The addon reads bytes in place and strings as UTF-8 (so error offsets are the same UTF-8
 // byte offsets as here), and throws EmbeddingCodecError through nativeError, which names
 // codes with the same table as the module's errors.
