@@ -651,18 +651,24 @@ export class Embd {
   /** One protobuf-mode frame (4-byte prefix included), as vLLM and libcodec write it;
    * {delta: true, baseId} writes protobuf-delta (base_id in field 5, or 4 with baseId4). */
   encodeProtobuf({ ids = [], done = false, finishReason = null } = {}, { delta = false, baseId = 0, baseId4 = false } = {}) {
+    return this.modeEncode('protobuf', this.x.embd_js_proto_encode, ids, done, finishReason,
+      (n, fr) => 16 + n * 10 + (fr ? fr.length + 10 : 0), delta ? (baseId4 ? 2 : 0) : -1, baseId);
+  }
+  // One frame of a stream mode through its C encoder (embd_js_proto_encode /
+  // embd_js_msgpack_encode: the same arguments): the ids, the finish reason's UTF-8 and the
+  // output in one allocation; capFor(id count, the finish reason's bytes or null) bounds the frame.
+  modeEncode(mode, encode, ids, done, finishReason, capFor, deltaArg, baseId) {
     const v = ids instanceof Uint32Array ? ids : Uint32Array.from(ids);
     const fr = finishReason === null || finishReason === undefined ? null : ENC.encode(finishReason);
-    const cap = 16 + v.length * 10 + (fr ? fr.length + 10 : 0);
+    const cap = capFor(v.length, fr);
     const p = this.alloc(v.length * 4 + (fr ? fr.length : 0) + cap + 8);
     try {
       new Uint32Array(this.x.memory.buffer, p, v.length).set(v);
       const fp = p + v.length * 4;
       if (fr) this.u8().set(fr, fp);
       const o = fp + (fr ? fr.length : 0);
-      const rc = this.x.embd_js_proto_encode(p, v.length, done ? 1 : 0, fp, fr ? fr.length : 0xffffffff,
-        delta ? (baseId4 ? 2 : 0) : -1, baseId >>> 0, o, cap);
-      if (rc) throw new EmbeddingCodecError(`cannot encode this protobuf frame (${RESULT_NAMES[rc] ?? rc})`, RESULT_NAMES[rc] ?? `E${rc}`, 0, rc);
+      const rc = encode(p, v.length, done ? 1 : 0, fp, fr ? fr.length : 0xffffffff, deltaArg, baseId >>> 0, o, cap);
+      if (rc) throw new EmbeddingCodecError(`cannot encode this ${mode} frame (${RESULT_NAMES[rc] ?? rc})`, RESULT_NAMES[rc] ?? `E${rc}`, 0, rc);
       return this.u8().slice(o, o + this.out(0));
     } finally { this.free(p); }
   }
@@ -685,21 +691,9 @@ export class Embd {
   /** One msgpack-mode frame as vLLM writes it ({ids, done, finish_reason when given});
    * {delta: true, baseId} writes msgpack-delta (base_id, ids_delta, done, finish_reason). */
   encodeMsgpack({ ids = [], done = false, finishReason = null } = {}, { delta = false, baseId = 0 } = {}) {
-    const v = ids instanceof Uint32Array ? ids : Uint32Array.from(ids);
-    const fr = finishReason === null || finishReason === undefined ? null : ENC.encode(finishReason);
     // keys and headers, 9 bytes per id at most (a zigzag delta can need 33 bits), the string
-    const cap = 64 + v.length * 9 + (fr ? fr.length : 0);
-    const p = this.alloc(v.length * 4 + (fr ? fr.length : 0) + cap + 8);
-    try {
-      new Uint32Array(this.x.memory.buffer, p, v.length).set(v);
-      const fp = p + v.length * 4;
-      if (fr) this.u8().set(fr, fp);
-      const o = fp + (fr ? fr.length : 0);
-      const rc = this.x.embd_js_msgpack_encode(p, v.length, done ? 1 : 0, fp, fr ? fr.length : 0xffffffff,
-        delta ? 0 : -1, baseId >>> 0, o, cap);
-      if (rc) throw new EmbeddingCodecError(`cannot encode this msgpack frame (${RESULT_NAMES[rc] ?? rc})`, RESULT_NAMES[rc] ?? `E${rc}`, 0, rc);
-      return this.u8().slice(o, o + this.out(0));
-    } finally { this.free(p); }
+    return this.modeEncode('msgpack', this.x.embd_js_msgpack_encode, ids, done, finishReason,
+      (n, fr) => 64 + n * 9 + (fr ? fr.length : 0), delta ? 0 : -1, baseId);
   }
 
   // ---- OpenAI-compatible bodies ----
