@@ -58,7 +58,9 @@ before(async () => {
 after(() => server?.close());
 
 // Opens the page in headless Chromium and waits (real time, at most 60 s) for the result it
-// POSTs to /result; then stops the browser.
+// POSTs to /result; then stops the browser. Chromium runs in its own process group and the
+// whole group is killed: killing only the browser process left its helpers (renderer,
+// crashpad) writing into the profile while it was being removed (ENOTEMPTY, 1 run in 2).
 function page(query, extra = []) {
   const profile = mkdtempSync(join(tmpdir(), 'embd-chromium-'));
   const id = String(++runs);
@@ -66,7 +68,7 @@ function page(query, extra = []) {
   const got = new Promise((res, rej) => {
     results.set(id, res);
     child = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', `--user-data-dir=${profile}`,
-      ...extra, `${base}/js/test/browser/interop.html?${query}&run=${id}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+      ...extra, `${base}/js/test/browser/interop.html?${query}&run=${id}`], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     let err = '';
     child.stderr.on('data', (d) => { if (err.length < 4000) err += d; });
     child.on('error', rej);
@@ -77,8 +79,9 @@ function page(query, extra = []) {
     clearTimeout(timer);
     results.delete(id);
     const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve()
-      : new Promise((r) => { child.once('exit', r); child.kill('SIGKILL'); });
-    return exited.then(() => rmSync(profile, { recursive: true, force: true }));
+      : new Promise((r) => { child.once('exit', r); try { process.kill(-child.pid, 'SIGKILL'); } catch { child.kill('SIGKILL'); } });
+    // a helper outside the group (if any) may still be closing files: retry the removal
+    return exited.then(() => rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }));
   };
   return got.then((text) => done().then(() => JSON.parse(text)), (e) => done().then(() => { throw e; }));
 }
