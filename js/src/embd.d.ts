@@ -29,7 +29,9 @@ export interface DetokenizerOptions {
   /** an id the map does not know is U+FFFD (default: an UNKNOWN_TOKEN error) */
   replaceUnknown?: boolean;
 }
-/** A tokenizer map in the module's memory until free(). */
+/** A tokenizer map in the module's memory until free() (dropped without it: when the
+ * garbage collector takes it, through a FinalizationRegistry; free() is the way to release
+ * at once). */
 export declare class TokenizerMap {
   /** "sha256:<64 lowercase hex>" of the map's bytes */
   readonly hash: string;
@@ -44,13 +46,17 @@ export declare class TokenizerMap {
   detokenize(ids: Uint32Array | number[], options?: DetokenizerOptions): string;
   /** partial (default true): an incomplete UTF-8 sequence at a feed's end waits for the next */
   detokenizer(options?: DetokenizerOptions & { partial?: boolean }): Detokenizer;
+  /** Releases the map now, its detokenizers first (they throw afterwards); idempotent. */
   free(): void;
 }
+/** One token stream's detokenizer; it keeps its map alive. Released by free(), or by the
+ * garbage collector once dropped. */
 export declare class Detokenizer {
   feed(ids: Uint32Array | number[]): string;
   finish(): string;
   reset(): void;
   readonly pending: number;
+  /** Releases it now; idempotent. */
   free(): void;
 }
 
@@ -86,9 +92,12 @@ export interface ProtobufFrame {
   size: number;
 }
 export interface ProtobufOptions { delta?: boolean; baseId4?: boolean; maxFrameBytes?: number }
+/** Holds module memory until finish() or destroy() (dropped without either: until the
+ * garbage collector takes it). */
 export interface ProtobufReader {
   feed(bytes: Bytes): ProtobufFrame[];
   finish(): ProtobufFrame[];
+  /** Releases it now; idempotent. */
   destroy(): void;
 }
 /** A msgpack-mode frame; toolCalls: the tool_calls value's msgpack bytes, raw. */
@@ -149,6 +158,8 @@ export declare class Embd {
   /** encodeEmbedding for any flags, zlib (bit 0) included where there is no node:zlib
    * (CompressionStream) */
   encodeEmbeddingAsync(vector: Float32Array | number[], flags?: number, options?: EncodeOptions): Promise<ArrayBuffer>;
+  /** The envelope's copy stays in the module until the generator ends (return() ends it)
+   * or the garbage collector takes it. */
   decodeBatch(buf: Bytes): Generator<DecodeResult, void, unknown>;
   encodeBatch(vectors: (Float32Array | number[])[], flags?: number, options?: EncodeOptions): ArrayBuffer;
   decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;

@@ -154,6 +154,25 @@ export class Embd {
     return p;
   }
   free(p) { this.x.embd_js_free(p); }
+  // C objects owned by a JavaScript object (a tokenizer map, a detokenizer, a stream-mode
+  // reader, a batch generator): the owner's free()/destroy() releases them at once; an owner
+  // collected without it is released by a FinalizationRegistry (engines without one: as
+  // before, the caller's call or a leak), since the module's memory never shrinks. h (held())
+  // is the registry's held value, so it must not refer to the owner (which could then never
+  // be collected). A child (a map's detokenizer) is released before its parent:
+  // embd_detok_create wants the map to outlive the detokenizer, and the registry's callbacks
+  // come in no set order.
+  own(owner, h, parent = null) {
+    h.parent = parent;
+    if (parent) (parent.kids ??= new Set()).add(h);
+    this.owners ??= typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(release) : null;
+    if (this.owners) { this.owners.register(owner, h, h); h.reg = true; }
+    return h;
+  }
+  disown(h) {
+    if (h.reg) { this.owners.unregister(h); h.reg = false; }
+    release(h);
+  }
   // One growing input buffer reused across calls (the module is single-threaded).
   input(n) {
     if (n > this.scratchCap) {
@@ -429,16 +448,28 @@ export class Embd {
 
   /** decodeBatch(buf): a generator of decodeEmbedding results over a batch envelope
    * ([count u32 LE][frames]); frames before a bad one are yielded, then the error. */
-  *decodeBatch(buf) {
-    const u = bytesOf(buf);
-    const own = this.alloc(u.length || 1);
-    let st = 0;
+  decodeBatch(buf) {
+    // The envelope's copy and its iterator stay in the module while frames are to come: the
+    // generator owns them (own(), so a dropped one is released) from its first pause with
+    // frames to come, and lets them go before it yields the last frame (the end, or a fault
+    // after that frame, is read first; the fault is thrown on the next step, as before). So a
+    // batch pays the registry (~1 us) once at most, and one of a single frame never.
+    const h = held(this.x.embd_js_batch_end, 0);
+    const g = this.batchFrames(buf, h, () => this.own(g, h));
+    return g;
+  }
+  *batchFrames(buf, h, own) {
     try {
-      this.u8().set(u, own);
-      st = this.x.embd_js_batch_begin(own, u.length);
-      if (!st) throw new EmbeddingCodecError('out of WebAssembly memory', 'OUT_OF_MEMORY', 0, 35);
+      const u = bytesOf(buf);
+      const copy = this.alloc(u.length || 1);
+      this.u8().set(u, copy);
+      const st = this.x.embd_js_batch_begin(copy, u.length); // owns the copy from here on
+      if (!st) { this.free(copy); throw new EmbeddingCodecError('out of WebAssembly memory', 'OUT_OF_MEMORY', 0, 35); }
+      h.ptr = st;
       let rc = this.out(1);
       if (rc) throw this.error(rc);
+      const count = this.out(0);
+      let seen = 0;
       for (;;) {
         rc = this.x.embd_js_batch_next(st);
         if (rc === 51) return; // EMBD_BATCH_END
@@ -460,12 +491,19 @@ export class Embd {
             vector = new Float32Array(this.x.memory.buffer.slice(o, o + dims * 4));
           } finally { this.free(o); }
         }
+        const last = ++seen === count;
+        let fault = null;
+        if (last) {
+          // The last frame: the end (or the fault after it) is all that is left to read.
+          rc = this.x.embd_js_batch_next(st);
+          if (rc !== 51) fault = this.error(rc);
+          this.disown(h);
+        } else if (own) { own(); own = null; }
         yield { version, flags, dimensions: dims, vector, dtype: DTYPES[dtype] };
+        if (fault) throw fault;
+        if (last) return;
       }
-    } finally {
-      if (st) this.free(st);
-      this.free(own);
-    }
+    } finally { this.disown(h); }
   }
 
   encodeBatch(vectors, flags = 0, opts = {}) {
@@ -550,7 +588,7 @@ export class Embd {
   // ---- tokenizer maps and detokenization (embd/tokmap.h) ----
   /** A tokenizer map (schema v0.1, v2 or v2.1) from its JSON text or bytes; `expectedHash`
    * ("sha256:<64 hex>") must be its sha256 when given. The map lives in the module's memory
-   * until `map.free()`. */
+   * until `map.free()` (or, dropped without it, until the garbage collector takes it). */
   loadTokenizerMap(json, { expectedHash } = {}) {
     const u = typeof json === 'string' ? ENC.encode(json) : bytesOf(json, 'json');
     const h = expectedHash == null ? null : ENC.encode(String(expectedHash) + '\0');
@@ -599,7 +637,7 @@ export class Embd {
   modeReader(name, st) {
     const e = this;
     if (!st) { const rc = this.out(0); throw new EmbeddingCodecError(`${name} reader: ${RESULT_NAMES[rc] ?? rc}`, RESULT_NAMES[rc] ?? `E${rc}`, 0, rc); }
-    let dead = false;
+    const h = held(e.x.embd_js_proto_destroy, st);
     const drain = () => {
       const q = e.out(0), len = e.out(1);
       const dv = new DataView(e.x.memory.buffer, q, len);
@@ -625,7 +663,7 @@ export class Embd {
       return frames;
     };
     const step = (bytes, finish) => {
-      if (dead) throw new EmbeddingCodecError(`${name} reader already finished`, 'INVALID_ARGUMENT', 0, 1);
+      if (!h.live) throw new EmbeddingCodecError(`${name} reader already finished`, 'INVALID_ARGUMENT', 0, 1);
       const u = bytes ? bytesOf(bytes) : new Uint8Array(0);
       const p = e.copyIn(u);
       const rc = e.x.embd_js_proto_feed(st, p, u.length, finish ? 1 : 0);
@@ -633,12 +671,14 @@ export class Embd {
       if (rc) { const err = e.error(rc); err.frames = frames; throw err; }
       return frames;
     };
-    const destroy = () => { if (!dead) { dead = true; e.x.embd_js_proto_destroy(st); } };
-    return {
+    const destroy = () => e.disown(h);
+    const reader = {
       feed: (bytes) => step(bytes, false),
       finish: () => { try { return step(null, true); } finally { destroy(); } },
       destroy,
     };
+    e.own(reader, h);
+    return reader;
   }
   /** A whole protobuf-mode stream at once: every frame, or the error. */
   decodeProtobuf(bytes, opts = {}) {
@@ -775,6 +815,17 @@ export class Embd {
     this.lastModel = { bytes, name: DEC.decode(bytes) };
     return this.lastModel.name;
   }
+}
+
+// The record of a C object at ptr (0: not made yet) that the glue export `free` releases.
+const held = (free, ptr) => ({ free, ptr, live: true, reg: false, parent: null, kids: null });
+// Releases a held() record's C object, its children's first; once only.
+function release(h) {
+  if (!h.live) return;
+  h.live = false;
+  if (h.kids) for (const k of h.kids) release(k);
+  h.parent?.kids.delete(h);
+  if (h.ptr) h.free(h.ptr);
 }
 
 // A Float32Array of n elements whose contents the caller overwrites at once: Node's
@@ -979,9 +1030,13 @@ const KINDS = [null, 'text', 'byte', 'special', 'bytes'];
 
 /** A loaded tokenizer map (Embd.loadTokenizerMap). */
 export class TokenizerMap {
-  constructor(embd, ptr) { this.e = embd; this.ptr = ptr; }
+  constructor(embd, ptr) {
+    this.e = embd;
+    this.ptr = ptr;
+    this.h = embd.own(this, held(embd.x.embd_js_tokmap_free, ptr));
+  }
   live() {
-    if (!this.ptr) throw new EmbeddingCodecError('tokenizer map already freed', 'INVALID_ARGUMENT', 0, 1);
+    if (!this.h.live) throw new EmbeddingCodecError('tokenizer map already freed', 'INVALID_ARGUMENT', 0, 1);
     return this.ptr;
   }
   get hash() { return this.e.cstr(this.e.x.embd_tokmap_hash(this.live())); }
@@ -1009,26 +1064,29 @@ export class TokenizerMap {
   }
   /** The text of a whole token sequence. */
   detokenize(ids, { skipSpecial = false, replaceUnknown = false } = {}) {
-    const d = new Detokenizer(this, (skipSpecial ? 1 : 0) | (replaceUnknown ? 4 : 0));
+    // freed before this returns: no registry (~1 us of a ~2.5 us call)
+    const d = new Detokenizer(this, (skipSpecial ? 1 : 0) | (replaceUnknown ? 4 : 0), false);
     try { return d.feed(ids) + d.finish(); } finally { d.free(); }
   }
-  free() {
-    if (this.ptr) { this.e.x.embd_tokmap_free(this.ptr); this.ptr = 0; }
-  }
+  /** Releases the map now, and its detokenizers first (the garbage collector would, later). */
+  free() { this.e.disown(this.h); }
 }
 
-/** One stream's detokenizer (TokenizerMap.detokenizer); the map must outlive it. */
+/** One stream's detokenizer (TokenizerMap.detokenizer). It keeps its map alive, and
+ * map.free() frees it first: the C map must outlive its detokenizers. */
 export class Detokenizer {
-  constructor(map, flags) {
+  constructor(map, flags, owned = true) {
     this.map = map;
     this.e = map.e;
     const rc = this.e.x.embd_js_detok_create(map.live(), flags);
     if (rc) throw new EmbeddingCodecError('detokenizer', RESULT_NAMES[rc], 0, rc);
     this.ptr = this.e.out(2);
+    this.h = held(this.e.x.embd_js_detok_destroy, this.ptr);
+    if (owned) this.e.own(this, this.h, map.h);
   }
   live() {
-    if (!this.ptr) throw new EmbeddingCodecError('detokenizer already freed', 'INVALID_ARGUMENT', 0, 1);
     this.map.live();
+    if (!this.h.live) throw new EmbeddingCodecError('detokenizer already freed', 'INVALID_ARGUMENT', 0, 1);
     return this.ptr;
   }
   run(ids, finish) {
@@ -1050,9 +1108,7 @@ export class Detokenizer {
   finish() { return this.run(null, true); }
   reset() { this.e.x.embd_detok_reset(this.live()); }
   get pending() { return this.e.x.embd_detok_pending(this.live()) >>> 0; }
-  free() {
-    if (this.ptr) { this.e.x.embd_detok_destroy(this.ptr); this.ptr = 0; }
-  }
+  free() { this.e.disown(this.h); }
 }
 
 /** Instantiates a module: {simd: true|false|'auto', module: WebAssembly.Module | bytes,

@@ -27,6 +27,14 @@ EXPORT(embd_js_out) uint32_t *embd_js_out(void) { return g_out; }
 EXPORT(embd_js_malloc) void *embd_js_malloc(size_t n) { return malloc(n ? n : 1); }
 EXPORT(embd_js_free) void embd_js_free(void *p) { free(p); }
 
+/* The C objects JavaScript holds by pointer and must release (each kind is made and
+ * released only here): live counts by kind, so that a test can see that a dropped owner was
+ * released (js/src/embd.js frees them from a FinalizationRegistry) without reaching into
+ * the allocator. */
+enum { LIVE_TOKMAP, LIVE_DETOK, LIVE_READER, LIVE_BATCH, LIVE_KINDS };
+static uint32_t g_live[LIVE_KINDS];
+EXPORT(embd_js_live) uint32_t embd_js_live(uint32_t kind) { return kind < LIVE_KINDS ? g_live[kind] : 0; }
+
 static int done(embd_result r) {
   if (r == EMBD_OK || r == EMBD_BATCH_END) memset(&g_err, 0, sizeof g_err);
   return (int)r;
@@ -166,15 +174,19 @@ int embd_js_b64_embedding(const char *s, size_t len, int dtype, int order, float
 
 /* Batch envelopes: a state per generator (an iterator and its current frame), so that
  * generators can interleave. out after next: index, frame offset, dims, version, flags,
- * dtype, frame_size, payload_offset, value_bytes. */
+ * dtype, frame_size, payload_offset, value_bytes. The state owns buf (an embd_js_malloc
+ * copy) once begin returns it: embd_js_batch_end frees both, so one call releases it. */
 struct batch_state {
   embd_batch_iter it;
   embd_batch_frame fr;
+  void *buf;
 };
 EXPORT(embd_js_batch_begin)
-void *embd_js_batch_begin(const void *buf, size_t len) {
+void *embd_js_batch_begin(void *buf, size_t len) {
   struct batch_state *s = (struct batch_state *)calloc(1, sizeof *s);
   if (!s) return NULL;
+  s->buf = buf;
+  g_live[LIVE_BATCH]++;
   g_out[0] = 0;
   embd_result r = embd_batch_iter_init(&s->it, buf, len, NULL, &g_err);
   g_out[1] = (uint32_t)done(r);
@@ -199,6 +211,13 @@ int embd_js_batch_next(struct batch_state *s) {
 EXPORT(embd_js_batch_frame_decode)
 int embd_js_batch_frame_decode(struct batch_state *s, float *out, size_t cap) {
   return done(embd_batch_frame_decode(&s->fr, out, cap, &g_err));
+}
+EXPORT(embd_js_batch_end)
+void embd_js_batch_end(struct batch_state *s) {
+  if (!s) return;
+  g_live[LIVE_BATCH]--;
+  free(s->buf);
+  free(s);
 }
 
 /* Codec session frames (embd/codec.h). out after next: type, payload offset in buf,
@@ -296,6 +315,7 @@ static struct proto_js *mode_create(int msgpack, uint32_t flags, uint32_t max_fr
     free(s);
     return NULL;
   }
+  g_live[LIVE_READER]++;
   return s;
 }
 EXPORT(embd_js_proto_create)
@@ -319,6 +339,7 @@ EXPORT(embd_js_proto_drain) void embd_js_proto_drain(struct proto_js *s) { s->le
 EXPORT(embd_js_proto_destroy)
 void embd_js_proto_destroy(struct proto_js *s) {
   if (!s) return;
+  g_live[LIVE_READER]--;
   embd_codec_proto_destroy(s->r);
   embd_codec_msgpack_destroy(s->mr);
   free(s->q);
@@ -356,9 +377,9 @@ int embd_js_proto_encode(const uint32_t *ids, size_t n, int done_, const char *f
 }
 
 /* Tokenizer maps and detokenization (embd/tokmap.h). The functions with plain arguments
- * (embd_tokmap_free, _hash, _id, _version, _schema, _vocab_size, _token_count,
- * _special_count, embd_tokmap_sha256, embd_detok_destroy, _reset, _pending, _bound) are
- * called as they are; these wrap the ones with out-pointers. */
+ * (embd_tokmap_hash, _id, _version, _schema, _vocab_size, _token_count, _special_count,
+ * embd_tokmap_sha256, embd_detok_reset, _pending, _bound) are called as they are; these
+ * wrap the ones with out-pointers, and the makers and releasers (for the live counts). */
 #include "embd/tokmap.h"
 /* out[2] = the map (expected_hash: NULL or a NUL-terminated pin). */
 EXPORT(embd_js_tokmap_load)
@@ -366,7 +387,13 @@ int embd_js_tokmap_load(const char *json, size_t len, const char *expected_hash)
   embd_tokmap *m = NULL;
   embd_result r = embd_tokmap_load(json, len, expected_hash, &m, &g_err);
   g_out[2] = (uint32_t)(uintptr_t)m;
+  if (m) g_live[LIVE_TOKMAP]++;
   return done(r);
+}
+EXPORT(embd_js_tokmap_free)
+void embd_js_tokmap_free(embd_tokmap *m) {
+  if (m) g_live[LIVE_TOKMAP]--;
+  embd_tokmap_free(m);
 }
 /* out[2] = bytes, out[3] = length, out[4] = kind (embd_token_kind). */
 EXPORT(embd_js_tokmap_lookup)
@@ -386,7 +413,13 @@ int embd_js_detok_create(const embd_tokmap *m, unsigned flags) {
   embd_detok *d = NULL;
   embd_result r = embd_detok_create(m, flags, &d);
   g_out[2] = (uint32_t)(uintptr_t)d;
+  if (d) g_live[LIVE_DETOK]++;
   return (int)r;
+}
+EXPORT(embd_js_detok_destroy)
+void embd_js_detok_destroy(embd_detok *d) {
+  if (d) g_live[LIVE_DETOK]--;
+  embd_detok_destroy(d);
 }
 /* finish = 0: feed n ids; 1: finish. out[2] = bytes written (or needed). */
 EXPORT(embd_js_detok_feed)
