@@ -158,6 +158,54 @@ static int arg_u32(napi_env env, napi_value v, uint32_t *out) {
   return napi_get_value_uint32(env, v, out) == napi_ok;
 }
 
+/* The arguments openai() and openaiAsync() share, (body, dtype, order, dims, ...): argv
+ * gets all `want` of them, *p / *len the body's bytes (see input_of), *o the decode
+ * options. NULL with an exception pending if they are not all there and well typed. */
+static addon *openai_args(napi_env env, napi_callback_info info, const char *who, size_t want,
+                          napi_value *argv, const char **p, size_t *len, embd_openai_options *o) {
+  addon *a = get_addon(env);
+  if (!a) return NULL;
+  size_t argc = want;
+  uint32_t dtype, order, dims;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) {
+    napi_fail(env, "napi_get_cb_info");
+    return NULL;
+  }
+  if (argc < want) {
+    napi_throw_type_error(env, NULL, "embd addon: too few arguments");
+    return NULL;
+  }
+  if (!input_of(env, a, argv[0], p, len)) return NULL;
+  if (!arg_u32(env, argv[1], &dtype) || !arg_u32(env, argv[2], &order) ||
+      !arg_u32(env, argv[3], &dims)) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s: dtype, order and dims are numbers", who);
+    napi_fail(env, msg);
+    return NULL;
+  }
+  memset(o, 0, sizeof *o);
+  o->dtype = dtype;
+  o->byte_order = order;
+  o->expected_dims = dims;
+  return a;
+}
+
+/* The decoded matrix as a Float32Array of its own (one copy: the decoder owns its row
+ * storage), and [count, dims, has_usage, prompt_tokens, total_tokens] into nums. */
+static napi_value openai_matrix(napi_env env, const embd_openai_embeddings *oa, double nums[5]) {
+  const size_t n = oa->count * oa->dims;
+  float *out;
+  napi_value m = new_f32(env, n, &out);
+  if (!m) return NULL;
+  if (n) memcpy(out, oa->values, n * sizeof(float));
+  nums[0] = (double)oa->count;
+  nums[1] = (double)oa->dims;
+  nums[2] = oa->has_usage;
+  nums[3] = (double)oa->prompt_tokens;
+  nums[4] = (double)oa->total_tokens;
+  return m;
+}
+
 /* setup(makeError, meta): makeError(message, result, offset) returns the error to throw;
  * meta is a Float64Array(5) that openai() fills. */
 static napi_value js_setup(napi_env env, napi_callback_info info) {
@@ -178,45 +226,24 @@ static napi_value js_setup(napi_env env, napi_callback_info info) {
 /* openai(body, dtype, order, dims, box): the count x dims matrix as a Float32Array; meta =
  * [count, dims, has_usage, prompt_tokens, total_tokens], box[0] = the model name. */
 static napi_value js_openai(napi_env env, napi_callback_info info) {
-  addon *a = get_addon(env);
-  if (!a) return NULL;
-  size_t argc = 5;
   napi_value argv[5];
-  NAPI(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   const char *p;
   size_t len;
-  uint32_t dtype, order, dims;
-  if (argc < 5 || !input_of(env, a, argv[0], &p, &len)) return NULL;
-  if (!arg_u32(env, argv[1], &dtype) || !arg_u32(env, argv[2], &order) ||
-      !arg_u32(env, argv[3], &dims))
-    return napi_fail(env, "openai: dtype, order and dims are numbers");
   embd_openai_options o;
-  memset(&o, 0, sizeof o);
-  o.dtype = dtype;
-  o.byte_order = order;
-  o.expected_dims = dims;
+  addon *a = openai_args(env, info, "openai", 5, argv, &p, &len, &o);
+  if (!a) return NULL;
   embd_error err;
   embd_result r = embd_openai_decode(&a->oa, p, len, &o, &err);
   if (r != EMBD_OK) return throw_embd(env, a, r, &err);
-  const size_t n = a->oa.count * a->oa.dims;
-  float *out;
-  napi_value m = new_f32(env, n, &out);
+  double nums[5];
+  napi_value m = openai_matrix(env, &a->oa, nums);
   if (!m) return NULL;
-  /* One copy: the library owns its row storage (reused by the next call). */
-  if (n) memcpy(out, a->oa.values, n * sizeof(float));
   napi_value metav, model;
   NAPI(napi_get_reference_value(env, a->meta, &metav));
   void *md = NULL;
   size_t mlen = 0;
   NAPI(napi_get_typedarray_info(env, metav, NULL, &mlen, &md, NULL, NULL));
-  if (mlen >= 5) {
-    double *meta = (double *)md;
-    meta[0] = (double)a->oa.count;
-    meta[1] = (double)a->oa.dims;
-    meta[2] = a->oa.has_usage;
-    meta[3] = (double)a->oa.prompt_tokens;
-    meta[4] = (double)a->oa.total_tokens;
-  }
+  if (mlen >= 5) memcpy(md, nums, sizeof nums);
   NAPI(napi_create_string_utf8(env, a->oa.model, NAPI_AUTO_LENGTH, &model));
   NAPI(napi_set_element(env, argv[4], 0, model));
   return m;
@@ -331,15 +358,11 @@ static napi_value async_settle(napi_env env, async_call *c) {
     NAPI(napi_reject_deferred(env, c->deferred, e));
     return NULL;
   }
-  const size_t n = c->oa.count * c->oa.dims;
-  float *out;
-  napi_value m = new_f32(env, n, &out), arr, x;
+  double nums[5];
+  napi_value m = openai_matrix(env, &c->oa, nums), arr, x;
   if (!m) return NULL;
-  if (n) memcpy(out, c->oa.values, n * sizeof(float));
   NAPI(napi_create_array_with_length(env, 7, &arr));
   NAPI(napi_set_element(env, arr, 0, m));
-  const double nums[5] = {(double)c->oa.count, (double)c->oa.dims, c->oa.has_usage,
-                          (double)c->oa.prompt_tokens, (double)c->oa.total_tokens};
   for (uint32_t i = 0; i < 5; i++) {
     NAPI(napi_create_double(env, nums[i], &x));
     NAPI(napi_set_element(env, arr, i + 1, x));
@@ -371,18 +394,11 @@ static void async_complete(napi_env env, napi_status status, void *data) {
 /* openaiAsync(body, dtype, order, dims) -> Promise<[matrix, count, dims, has_usage,
  * prompt_tokens, total_tokens, model]>. */
 static napi_value js_openai_async(napi_env env, napi_callback_info info) {
-  addon *a = get_addon(env);
-  if (!a) return NULL;
-  size_t argc = 4;
   napi_value argv[4];
-  NAPI(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   const char *p;
   size_t len;
-  uint32_t dtype, order, dims;
-  if (argc < 4 || !input_of(env, a, argv[0], &p, &len)) return NULL;
-  if (!arg_u32(env, argv[1], &dtype) || !arg_u32(env, argv[2], &order) ||
-      !arg_u32(env, argv[3], &dims))
-    return napi_fail(env, "openaiAsync: dtype, order and dims are numbers");
+  embd_openai_options o;
+  if (!openai_args(env, info, "openaiAsync", 4, argv, &p, &len, &o)) return NULL;
   async_call *c = (async_call *)calloc(1, sizeof *c);
   char *body = (char *)malloc(len ? len : 1);
   if (!c || !body) {
@@ -394,9 +410,7 @@ static napi_value js_openai_async(napi_env env, napi_callback_info info) {
   memcpy(body, p, len);
   c->body = body;
   c->len = len;
-  c->opt.dtype = dtype;
-  c->opt.byte_order = order;
-  c->opt.expected_dims = dims;
+  c->opt = o;
   embd_openai_init(&c->oa);
   napi_value promise, name;
   if (napi_create_promise(env, &c->deferred, &promise) != napi_ok ||

@@ -11,7 +11,7 @@ import { relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { load, EmbeddingCodecError, DTYPES } from '../src/embd.js';
-import { simd, scalar, sameBits, oracleToF32, randomBytes, rng } from './helpers.mjs';
+import { simd, scalar, sameBits, oracleToF32, randomBytes, rng, OPENAI_ERRORS } from './helpers.mjs';
 
 const addon = process.env.EMBD_NAPI_ADDON;
 const skip = !(addon && existsSync(addon)) &&
@@ -136,23 +136,7 @@ test('every dtype and byte order: DataView oracle; results and errors as the mod
 });
 
 test('errors: code, byte offset and message identical to both modules', { skip }, () => {
-  const bodies = [
-    ['{"data":[{"index":0,"embedding":[1,2]}],"model":"m"', 'OPENAI_JSON', 51],
-    ['{"data":[{"index":0,"embedding":[1,x]}]}', 'OPENAI_JSON', 35],
-    ['{"data":[{"index":0,"embedding":"AAAA*AAAAAAAAAAA"}]}', 'BASE64_CHAR', 37],
-    ['{"data":[{"index":0,"embedding":"AAA"}]}', 'BASE64_LENGTH'],
-    ['{"data":[{"index":0,"embedding":"AAA="}]}', 'BASE64_F32_LENGTH'],
-    ['{"data":[{"index":0,"embedding":[1,2]},{"index":1,"embedding":[1]}]}', 'OPENAI_DIMS'],
-    ['{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}', 'OPENAI_INDEX'],
-    ['{"data":[{"index":0,"embedding":null}]}', 'OPENAI_SHAPE'],
-    ['{"data":[{"index":0,"embedding":[1e39]}]}', 'OPENAI_SHAPE'],
-    ['{"nodata":1}', 'OPENAI_SHAPE'],
-    ['', 'OPENAI_JSON', 0],
-    ['{"model":"\u00e9","data":[{"index":0,"embedding":[1,x]}]}', 'OPENAI_JSON', '{"model":"\u00e9","data":[{"index":0,"embedding":[1,'.length + 1],
-    ['{"model":"\ud800","data":[{"index":0,"embedding":[1,x]}]}', 'OPENAI_JSON'], // a lone surrogate: U+FFFD (3 bytes) in both
-    ['{"data":[{"index":0,"embedding":[1]}],"model":"m"}\u0000', 'OPENAI_JSON'],
-  ];
-  for (const [body, code, offset] of bodies) {
+  for (const [body, code, offset] of OPENAI_ERRORS) {
     for (const [form, input] of Object.entries(forms(body))) {
       const n = outcome(() => native.decodeOpenAI(input));
       assert.ok(n.error, `${JSON.stringify(body)} ${form}: no error`);
@@ -182,6 +166,15 @@ test('errors: code, byte offset and message identical to both modules', { skip }
     assert.deepEqual(outcome(() => native.decodeBase64Embedding(bad)), outcome(() => simd.decodeBase64Embedding(bad)));
   }
   assert.deepEqual(outcome(() => native.decodeOpenAI('{}', { dtype: 'f64' })), outcome(() => simd.decodeOpenAI('{}', { dtype: 'f64' })));
+  // the addon's own checks, one helper for openai() and openaiAsync(): a thrown Error, never
+  // a silent undefined (which a short argument list gave before)
+  const body = '{"data":[{"index":0,"embedding":[1]}]}';
+  for (const [name, extra] of [['openai', [['']]], ['openaiAsync', []]]) {
+    const call = (...args) => native.napi[name](...args);
+    assert.throws(() => call(body, 0, 0), TypeError, `${name}: too few arguments`);
+    assert.throws(() => call(body, 'f32', 0, 0, ...extra), /dtype, order and dims are numbers/, name);
+    assert.throws(() => call(42, 0, 0, 0, ...extra), TypeError, name);
+  }
 });
 
 test('property: random text, bytes and JSON give the same outcome on the addon and the module', { skip }, () => {

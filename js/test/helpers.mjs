@@ -14,6 +14,26 @@ export function sameBits(a, b) {
 }
 export function f32FromBits(bits) { const f = new Float32Array(bits.length); new Uint32Array(f.buffer).set(bits); return f; }
 
+// decodeOpenAI bodies that fail: [body, code, the byte offset where it is pinned]. Offsets
+// count UTF-8 bytes (a non-ASCII model name before the fault moves it by its UTF-8 length).
+// openai.test.mjs runs them on both modules, addon-native.test.mjs on the addon against both.
+export const OPENAI_ERRORS = [
+  ['{"data":[{"index":0,"embedding":[1,2]}],"model":"m"', 'OPENAI_JSON', 51],
+  ['{"data":[{"index":0,"embedding":[1,x]}]}', 'OPENAI_JSON', 35],
+  ['{"data":[{"index":0,"embedding":"AAAA*AAAAAAAAAAA"}]}', 'BASE64_CHAR', 37],
+  ['{"data":[{"index":0,"embedding":"AAA"}]}', 'BASE64_LENGTH'],
+  ['{"data":[{"index":0,"embedding":"AAA="}]}', 'BASE64_F32_LENGTH'],
+  ['{"data":[{"index":0,"embedding":[1,2]},{"index":1,"embedding":[1]}]}', 'OPENAI_DIMS'],
+  ['{"data":[{"index":0,"embedding":[1]},{"index":0,"embedding":[1]}]}', 'OPENAI_INDEX'],
+  ['{"data":[{"index":0,"embedding":null}]}', 'OPENAI_SHAPE'],
+  ['{"data":[{"index":0,"embedding":[1e39]}]}', 'OPENAI_SHAPE'],
+  ['{"nodata":1}', 'OPENAI_SHAPE'],
+  ['', 'OPENAI_JSON', 0],
+  ['{"model":"\u00e9","data":[{"index":0,"embedding":[1,x]}]}', 'OPENAI_JSON', '{"model":"\u00e9","data":[{"index":0,"embedding":[1,'.length + 1],
+  ['{"model":"\ud800","data":[{"index":0,"embedding":[1,x]}]}', 'OPENAI_JSON'], // a lone surrogate: U+FFFD (3 bytes) on every path
+  ['{"data":[{"index":0,"embedding":[1]}],"model":"m"}\u0000', 'OPENAI_JSON'],
+];
+
 export function rng(seed) {
   let s = seed >>> 0 || 1;
   return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s; };
