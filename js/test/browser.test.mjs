@@ -110,6 +110,7 @@ test('Chromium: SIMD128 module (auto)', { skip }, async () => {
   assert.equal(r.error, undefined, r.error);
   assert.deepEqual(r.failures, []);
   checkEncoded(r.encoded);
+  assert.equal(r.workerState, 'running', 'decodeOpenAIAsync ran in a Web Worker');
   assert.ok(r.pass >= 25, `${r.pass} checks`);
   assert.equal(r.validate, true);
   assert.equal(r.simd, true);
@@ -120,6 +121,7 @@ test('Chromium: scalar module', { skip }, async () => {
   assert.equal(r.error, undefined, r.error);
   assert.deepEqual(r.failures, []);
   checkEncoded(r.encoded);
+  assert.equal(r.workerState, 'running', 'decodeOpenAIAsync ran in a Web Worker');
   assert.equal(r.simd, false);
   assert.equal(r.active, 'scalar');
 });
@@ -128,6 +130,7 @@ test('Chromium, WebAssembly.validate refusing SIMD128: the loader falls back to 
   assert.equal(r.error, undefined, r.error);
   assert.deepEqual(r.failures, []);
   checkEncoded(r.encoded);
+  assert.equal(r.workerState, 'running', 'decodeOpenAIAsync ran in a Web Worker');
   assert.equal(r.validate, false, 'the probe refused');
   assert.equal(r.simd, false);
   assert.equal(r.active, 'scalar');
