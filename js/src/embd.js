@@ -967,9 +967,12 @@ Embd.prototype.backend = 'wasm';
 // call is pending), calls answered in order. One worker, not a pool: the decode is one
 // parse per body; a pool would multiply the module's memory for bodies that already take
 // milliseconds apiece. Bytes are copied once at the call (the caller keeps its buffer and
-// may reuse it at once) and that copy is transferred; a string is posted as it is; the
-// result matrix comes back transferred. Bodies under workerMinBytes decode on the loop: the
-// hand-off (a message each way, ~40-70 us: js/bench.mjs) costs more than decoding them.
+// may reuse it at once), a string is encoded to UTF-8 at the call, and those bytes are
+// transferred; the result matrix comes back transferred. Bodies under workerMinBytes
+// (64 KiB) decode on the loop: the hand-off (a message each way, the copy, the wake-ups)
+// added ~0.2 ms per call (js/bench.mjs crossover line, Node 20, EPYC: 1 KiB 23 -> 215 us,
+// 31 KiB 92 -> 275 us, 125 KiB 270 -> 456 us), more than a body under 64 KiB takes to
+// decode on the loop.
 // Where no Worker can be made (no Worker, a constructor that throws, a worker that fails
 // before it is ready: a CSP, a missing worker.js) every call decodes on the loop and
 // workerState says 'unavailable'.
@@ -1045,8 +1048,7 @@ class DecodeWorker {
     const id = this.nextId++;
     if (this.pending.size === 0) this.w.ref();
     this.pending.set(id, job);
-    const bytes = typeof job.body !== 'string';
-    this.w.post({ id, body: job.body, ...job.opts }, bytes ? [job.body.buffer] : []);
+    this.w.post({ id, body: job.body, ...job.opts }, [job.body.buffer]);
   }
   message(m) {
     if (m.up) { this.w.post({ module: this.embd.module }); return; }
@@ -1106,9 +1108,12 @@ Object.assign(Embd.prototype, {
       return this.decodeOpenAI(body, opts);
     this.decodeWorker ??= new DecodeWorker(this);
     this.workerState = 'running';
-    // new Uint8Array(u): a copy with an ArrayBuffer of its own (u.slice() of a Node Buffer
-    // is a view of the caller's memory, and transferring it would detach the caller's).
-    return this.decodeWorker.call(text ? body : new Uint8Array(u), opts);
+    // The worker gets bytes it owns, transferred: a string as its UTF-8 (what decodeOpenAI
+    // reads; posting the string itself cost the loop 1.7-7 ms for 3 MB in Node 20, against
+    // ~1.3-2.3 ms to encode it), bytes copied by new Uint8Array(u) into an ArrayBuffer of
+    // their own (u.slice() of a Node Buffer is a view of the caller's memory, and
+    // transferring that would detach the caller's buffer).
+    return this.decodeWorker.call(text ? ENC.encode(body) : new Uint8Array(u), opts);
   },
   /** Stops decodeOpenAIAsync's worker (calls in flight reject); a later call starts another. */
   close() {

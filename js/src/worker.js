@@ -6,7 +6,7 @@
 //   worker -> {up: true}                      once it listens (a message sent before that
 //                                             could be lost in a browser)
 //   main   -> {module}                        worker -> {ready: true} | {failed: message}
-//   main   -> {id, body, dtype, byteOrder, dims}
+//   main   -> {id, body, dtype, byteOrder, dims}      (body: UTF-8 bytes, transferred)
 //   worker -> {id, matrix, count, dims, model, usage}  (matrix's ArrayBuffer transferred)
 //           | {id, error: {name, message, code, offset, result}}
 import { load } from './embd.js';
