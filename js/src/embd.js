@@ -968,7 +968,8 @@ Embd.prototype.backend = 'wasm';
 // parse per body; a pool would multiply the module's memory for bodies that already take
 // milliseconds apiece. Bytes are copied once at the call (the caller keeps its buffer and
 // may reuse it at once), a string is encoded to UTF-8 at the call, and those bytes are
-// transferred; the result matrix comes back transferred. Bodies under workerMinBytes
+// transferred (DecodeWorker.input); the result matrix comes back transferred, and the input
+// buffer too, kept for the next call. Bodies under workerMinBytes
 // (64 KiB) decode on the loop: the hand-off (a message each way, the copy, the wake-ups)
 // added ~0.2 ms per call (js/bench.mjs crossover line, Node 20, EPYC: 1 KiB 23 -> 215 us,
 // 31 KiB 92 -> 275 us, 125 KiB 270 -> 456 us), more than a body under 64 KiB takes to
@@ -1022,6 +1023,31 @@ class DecodeWorker {
     this.pending = new Map(); // id -> call, posted to the worker
     this.nextId = 1;
     this.gen = 0;             // bumped on every stop, so a stopped worker's late events are ignored
+    this.spare = null;        // an input ArrayBuffer the worker gave back, for the next call
+  }
+  // The body as bytes the worker will own (transferred): a string as its UTF-8 (what
+  // decodeOpenAI reads; posting the string itself held the loop 1.7-7 ms for 3 MB in Node
+  // 20, encoding it 1.3-2.3 ms), bytes copied (the caller keeps its buffer). Into the buffer
+  // the last call gave back when it is large enough: a fresh 3 MB ArrayBuffer took the loop
+  // ~1.7 ms to copy into, a kept one ~0.5 ms (page faults, zeroing, GC), and encodeInto a
+  // kept one ~0.8 ms against encode's 2.4+. (Not u.slice(): for a Node Buffer that is a
+  // view of the caller's memory, and transferring it would detach the caller's buffer.)
+  input(body, u) {
+    const sp = this.spare;
+    if (typeof body === 'string') {
+      if (sp && sp.byteLength >= body.length) {
+        const { read, written } = ENC.encodeInto(body, new Uint8Array(sp));
+        if (read === body.length) { this.spare = null; return new Uint8Array(sp, 0, written); }
+      }
+      return ENC.encode(body);
+    }
+    if (sp && sp.byteLength >= u.length) {
+      this.spare = null;
+      const v = new Uint8Array(sp, 0, u.length);
+      v.set(u);
+      return v;
+    }
+    return new Uint8Array(u);
   }
   start() {
     const gen = ++this.gen;
@@ -1061,6 +1087,8 @@ class DecodeWorker {
       if (!jobs.length) this.w.unref();
       return;
     }
+    // the input buffer comes back: kept (the largest, up to 64 MiB) for the next call
+    if (m.input && m.input.byteLength <= 2 ** 26 && !(this.spare?.byteLength >= m.input.byteLength)) this.spare = m.input;
     const job = this.pending.get(m.id);
     if (!job) return;
     this.pending.delete(m.id);
@@ -1074,6 +1102,7 @@ class DecodeWorker {
     const w = this.w;
     this.w = null;
     this.starting = this.ready = false;
+    this.spare = null;
     const posted = [...this.pending.values()], queued = this.waiting;
     this.pending = new Map();
     this.waiting = [];
@@ -1108,12 +1137,7 @@ Object.assign(Embd.prototype, {
       return this.decodeOpenAI(body, opts);
     this.decodeWorker ??= new DecodeWorker(this);
     this.workerState = 'running';
-    // The worker gets bytes it owns, transferred: a string as its UTF-8 (what decodeOpenAI
-    // reads; posting the string itself cost the loop 1.7-7 ms for 3 MB in Node 20, against
-    // ~1.3-2.3 ms to encode it), bytes copied by new Uint8Array(u) into an ArrayBuffer of
-    // their own (u.slice() of a Node Buffer is a view of the caller's memory, and
-    // transferring that would detach the caller's buffer).
-    return this.decodeWorker.call(text ? ENC.encode(body) : new Uint8Array(u), opts);
+    return this.decodeWorker.call(this.decodeWorker.input(body, u), opts);
   },
   /** Stops decodeOpenAIAsync's worker (calls in flight reject); a later call starts another. */
   close() {

@@ -7,8 +7,9 @@
 //                                             could be lost in a browser)
 //   main   -> {module}                        worker -> {ready: true} | {failed: message}
 //   main   -> {id, body, dtype, byteOrder, dims}      (body: UTF-8 bytes, transferred)
-//   worker -> {id, matrix, count, dims, model, usage}  (matrix's ArrayBuffer transferred)
-//           | {id, error: {name, message, code, offset, result}}
+//   worker -> {id, input, matrix, count, dims, model, usage}  (matrix's ArrayBuffer transferred)
+//           | {id, input, error: {name, message, code, offset, result}}
+//             input: body's ArrayBuffer, transferred back for the next call to reuse
 import { load } from './embd.js';
 
 const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node;
@@ -26,12 +27,12 @@ function reply(post, msg) {
   try {
     r = embd.decodeOpenAI(body, { dtype, byteOrder, dims });
   } catch (err) {
-    post({ id, error: { name: err?.name, message: String(err?.message ?? err), code: err?.code, offset: err?.offset, result: err?.result } });
+    post({ id, input: body.buffer, error: { name: err?.name, message: String(err?.message ?? err), code: err?.code, offset: err?.offset, result: err?.result } }, [body.buffer]);
     return;
   }
   // The matrix owns its ArrayBuffer whole (embd.js newFloats), so transferring it moves
   // exactly the result and copies nothing.
-  post({ id, matrix: r.matrix, count: r.count, dims: r.dims, model: r.model, usage: r.usage }, [r.matrix.buffer]);
+  post({ id, input: body.buffer, matrix: r.matrix, count: r.count, dims: r.dims, model: r.model, usage: r.usage }, [r.matrix.buffer, body.buffer]);
 }
 
 if (IS_NODE) {

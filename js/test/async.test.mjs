@@ -159,6 +159,18 @@ test('the caller\'s buffer: not detached, unchanged, and free to change once the
   }
 });
 
+test('the input buffer handed back and reused: bodies of changing sizes and encodings in sequence', async () => {
+  // each call may reuse the buffer the last one gave back (DecodeWorker.input): smaller,
+  // larger, a string whose UTF-8 is longer than its length (which does not fit a buffer
+  // sized for the ASCII body before it), bytes after strings
+  const m = mods[0];
+  const ascii = floatBody(randomRows(8, 300, 31));
+  const wide = floatBody(randomRows(8, 300, 31), '\u00e9\u00e9\u00e9\u4e2d'.repeat(400));
+  const seq = [ascii, floatBody(randomRows(2, 10, 32)), wide, Buffer.from(ascii), ascii.slice(0, -2), wide, Buffer.from(floatBody(randomRows(30, 300, 33))), ascii];
+  for (const [i, b] of seq.entries()) sameOutcome(await outcome(() => m.decodeOpenAIAsync(b)), await outcome(() => m.decodeOpenAI(b)), `call ${i}`);
+  assert.ok(m.decodeWorker.spare instanceof ArrayBuffer, 'a buffer was handed back');
+});
+
 // Liveness, not speed: a setImmediate chain counts the event loop's turns while a 20 MB body
 // decodes (~100+ ms). The sync call holds the loop (0 turns inside it); the async call must
 // let it turn many times before it settles (a turn takes microseconds).
