@@ -168,7 +168,8 @@ export declare class Embd {
    * backend: on libuv's thread pool. */
   decodeOpenAIAsync(body: string | Bytes, options?: OpenAIOptions): Promise<OpenAIResult>;
   /** decodeOpenAIAsync's worker: 'idle' (none yet, or closed), 'running', 'unavailable' (none
-   * could start: the calls decode on the loop; workerError says why), 'off' (load({worker: false})) */
+   * could start: the calls decode on the loop; workerError says why), 'off' (load({worker: false}));
+   * the native backend has no worker ('idle') */
   readonly workerState: 'idle' | 'running' | 'unavailable' | 'off';
   readonly workerError?: Error;
   /** bodies shorter than this (bytes, or UTF-16 units of a string) decode on the loop; 65536 */

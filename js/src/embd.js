@@ -971,9 +971,9 @@ Embd.prototype.backend = 'wasm';
 // transferred (DecodeWorker.input); the result matrix comes back transferred, and the input
 // buffer too, kept for the next call. Bodies under workerMinBytes
 // (64 KiB) decode on the loop: the hand-off (a message each way, the copy, the wake-ups)
-// added ~0.2 ms per call (js/bench.mjs crossover line, Node 20, EPYC: 1 KiB 23 -> 215 us,
-// 31 KiB 92 -> 275 us, 125 KiB 270 -> 456 us), more than a body under 64 KiB takes to
-// decode on the loop.
+// added 0.1-0.2 ms per call (js/bench.mjs crossover line, 2-core EPYC, Node 24: 1 KiB
+// 23 -> 138 us, 31 KiB 71 -> 159 us, 125 KiB 252 -> 350 us; Node 20 alike), more than a
+// body under 64 KiB takes to decode on the loop.
 // Where no Worker can be made (no Worker, a constructor that throws, a worker that fails
 // before it is ready: a CSP, a missing worker.js) every call decodes on the loop and
 // workerState says 'unavailable'.
@@ -983,8 +983,8 @@ const WORKER_MIN_BYTES = 65536;
 // A worker behind one interface: post(msg, transfer), ref(), unref(), terminate(); it
 // calls onMessage(data) and, once, onDeath(error).
 async function spawnWorker(onMessage, onDeath) {
-  const url = new URL('./worker.js', import.meta.url);
   if (IS_NODE) {
+    const url = new URL('./worker.js', import.meta.url);
     const { Worker: NodeWorker } = await import('node:worker_threads');
     // The worker inherits the process's Node options, but not --input-type: a worker started
     // from a file refuses it (ERR_INPUT_TYPE_NOT_ALLOWED under `node --input-type=module -e`).
@@ -998,7 +998,8 @@ async function spawnWorker(onMessage, onDeath) {
     return { post: (m, t) => w.postMessage(m, t), ref: () => w.ref(), unref: () => w.unref(), terminate: () => w.terminate() };
   }
   if (typeof Worker !== 'function') return null;
-  const w = new Worker(url, { type: 'module' });
+  // written out in the call: bundlers (Vite, webpack 5, Parcel) find worker files by this form
+  const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   w.onmessage = (ev) => onMessage(ev.data);
   w.onerror = (ev) => { ev.preventDefault?.(); onDeath(new Error(ev.message || 'worker error (the script failed to load or threw)')); };
   w.onmessageerror = () => onDeath(new Error('a message could not be deserialized'));
