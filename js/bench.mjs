@@ -180,9 +180,9 @@ for (const [count, dims] of [[100, 1536], [1, 1536]]) {
 // turning during the calls: the largest gap between ticks of a 1 ms setInterval (1 ms
 // when nothing blocks it; a timer, not a setImmediate spin, so the measuring does not take
 // the CPU the worker needs; between back-to-back synchronous calls a tick can be skipped, so
-// the sync gap reads up to two calls: "held" is the call's own time). Then the crossover: small bodies forced through the worker
-// (workerMinBytes 0), worker time over sync time, which is where embd.js's
-// WORKER_MIN_BYTES comes from.
+// the sync gap reads up to two calls: "held" is the call's own time). Then the crossover:
+// small bodies forced through the worker (workerMinBytes 0), worker time over sync time,
+// which is where embd.js's WORKER_MIN_BYTES comes from.
 {
   const b64 = (f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
   const body = (data, enc) => JSON.stringify({ object: 'list', data: data.map((v, i) => ({ object: 'embedding', index: i, embedding: enc(v) })), model: 'text-embedding-3-small', usage: { prompt_tokens: 8, total_tokens: 8 } });
