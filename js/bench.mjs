@@ -4,7 +4,7 @@
 // interleaved within each round, medians over rounds, printed as ratios (what the targets
 // are stated in). Not a test: nothing here asserts a time. Pin it for steadier numbers:
 //   taskset -c 1 node js/bench.mjs --native build/release/embd
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, availableParallelism } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as seed from '../tests/interop/seed_codec.mjs';
@@ -173,6 +173,74 @@ for (const [count, dims] of [[100, 1536], [1, 1536]]) {
     }
     console.log();
   }
+}
+
+// ---- decodeOpenAIAsync on the module: the worker (js/src/worker.js) vs decodeOpenAI on the
+// event loop. Per call: time (sequential awaits) and the longest the loop went without
+// turning during the calls: the largest gap between ticks of a 1 ms setInterval (1 ms
+// when nothing blocks it; a timer, not a setImmediate spin, so the measuring does not take
+// the CPU the worker needs; between back-to-back synchronous calls a tick can be skipped, so
+// the sync gap reads up to two calls: "held" is the call's own time). Then the crossover:
+// small bodies forced through the worker (workerMinBytes 0), worker time over sync time,
+// which is where embd.js's WORKER_MIN_BYTES comes from.
+{
+  const b64 = (f) => Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
+  const body = (data, enc) => JSON.stringify({ object: 'list', data: data.map((v, i) => ({ object: 'embedding', index: i, embedding: enc(v) })), model: 'text-embedding-3-small', usage: { prompt_tokens: 8, total_tokens: 8 } });
+  const w = await load({ simd: true });
+  const gapMeter = () => {
+    let last = performance.now(), max = 0;
+    const t = setInterval(() => { const n = performance.now(); max = Math.max(max, n - last); last = n; }, 1);
+    return () => { clearInterval(t); return Math.max(max, performance.now() - last); };
+  };
+  // For `calls` sequential calls of fn: ms per call, the max gap (ms), the loop's busy time
+  // per call (event-loop utilisation's active time: the timer ticks and the await included),
+  // and the median time the call itself held the loop before returning its promise (ms)
+  async function timed(fn, calls) {
+    const stop = gapMeter();
+    const elu = performance.eventLoopUtilization();
+    const held = [];
+    const t0 = performance.now();
+    for (let i = 0; i < calls; i++) {
+      const c0 = performance.now();
+      const p = fn();
+      held.push(performance.now() - c0);
+      await p;
+    }
+    const dt = (performance.now() - t0) / calls;
+    return [dt, stop(), performance.eventLoopUtilization(elu).active / calls, median(held)];
+  }
+  async function asyncRace(b, calls) {
+    const syncCall = () => { sink += w.decodeOpenAI(b).count; return new Promise(setImmediate); };
+    const workerCall = async () => { sink += (await w.decodeOpenAIAsync(b)).count; };
+    await syncCall(); await workerCall(); // warm up (and start the worker)
+    const res = { sync: [], worker: [], syncGap: [], workerGap: [], syncBusy: [], workerBusy: [], syncHeld: [], workerHeld: [] };
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const k of ['sync', 'worker']) {
+        const [t, g, b, h] = await timed(k === 'sync' ? syncCall : workerCall, calls);
+        res[k].push(t); res[`${k}Gap`].push(g); res[`${k}Busy`].push(b); res[`${k}Held`].push(h);
+      }
+    }
+    // gaps: the least disturbed round's (other processes taking the CPU add ms at random)
+    return Object.fromEntries(Object.entries(res).map(([k, v]) => [k, k.endsWith('Gap') ? Math.min(...v) : median(v)]));
+  }
+  const idle = await timed(() => new Promise((r) => setTimeout(r, 100)), 2);
+  console.log(`-- decodeOpenAIAsync: worker vs decodeOpenAI on the loop (SIMD128 module; medians of ${ROUNDS} rounds; held = the call's own time before it returns its promise; busy = the loop's active time per call; gap = longest time between 1 ms timer ticks in the least disturbed round, ${idle[1].toFixed(2)} ms idle; ${availableParallelism()} CPU(s) for this process${availableParallelism() < 2 ? ': the worker shares one with the loop' : ''})`);
+  const data = rows(100, 1536);
+  for (const [title, b] of [['100x1536 float body (string)', body(data, Array.from)], ['100x1536 base64 body (string)', body(data, b64)], ['100x1536 float body (Buffer)', Buffer.from(body(data, Array.from))]]) {
+    const r = await asyncRace(b, 8);
+    const f = (x) => x.toFixed(2).padStart(5);
+    console.log(`${title.padEnd(30)} worker ${f(r.worker)} ms/call, held ${f(r.workerHeld)}, busy ${f(r.workerBusy)}, gap ${f(r.workerGap)} | sync ${f(r.sync)} ms/call, held ${f(r.syncHeld)}, busy ${f(r.syncBusy)}, gap ${f(r.syncGap)} | worker/sync time ${(r.worker / r.sync).toFixed(2)}x`);
+  }
+  w.workerMinBytes = 0;
+  const cross = [];
+  for (const [n, d] of [[1, 64], [1, 384], [1, 1536], [4, 1536], [16, 1536]]) {
+    const b = body(rows(n, d), Array.from);
+    const r = await asyncRace(b, 50);
+    cross.push(`${n}x${d} ${(b.length / 1024).toFixed(0)} KiB: ${(r.sync * 1000).toFixed(0)} us sync, ${(r.worker * 1000).toFixed(0)} us worker (${(r.worker / r.sync).toFixed(2)}x)`);
+  }
+  console.log(`crossover (float bodies forced through the worker): ${cross.join('; ')}`);
+  await w.close();
+  console.log();
 }
 
 // ---- kernels: wasm-simd128 vs scalar WebAssembly (the same module forced to scalar, and

@@ -144,6 +144,9 @@ export interface LoadOptions {
    * synchronous calls take them); 'streams' uses CompressionStream / DecompressionStream
    * only, as in a browser (only the asynchronous calls take them) */
   zlib?: 'auto' | 'streams';
+  /** false: decodeOpenAIAsync decodes on the event loop (workerState 'off'); true (default):
+   * in a worker (see Embd.decodeOpenAIAsync) */
+  worker?: boolean;
 }
 
 export declare class Embd {
@@ -164,9 +167,27 @@ export declare class Embd {
   encodeBatch(vectors: (Float32Array | number[])[], flags?: number, options?: EncodeOptions): ArrayBuffer;
   decodeOpenAI(body: string | Bytes, options?: OpenAIOptions): OpenAIResult;
   decodeBase64Embedding(s: string | Bytes, options?: { dtype?: Dtype; byteOrder?: ByteOrder }): Float32Array;
-  /** decodeOpenAI, settled through a promise; with the native backend it runs on libuv's
-   * thread pool, so the event loop keeps running (the body is copied first). */
+  /** decodeOpenAI off the event loop, the same result and the same errors (EmbeddingCodecError
+   * with the same code, offset and message). The module: in a worker (node:worker_threads, or
+   * a module Web Worker from worker.js beside embd.js) holding its own instance of the same
+   * compiled module; one worker per Embd, started by the first call that needs it, calls
+   * answered in order, idle it keeps no process alive. Bytes are copied at the call (the
+   * caller's buffer stays attached and may be reused at once). Bodies under workerMinBytes
+   * decode on the loop: the hand-off costs ~0.1 ms, more than decoding them. Where no worker
+   * can start (no Worker, a CSP) it decodes on the loop (workerState 'unavailable'). A worker
+   * that dies rejects its calls in flight and the next call starts another. The native
+   * backend: on libuv's thread pool. */
   decodeOpenAIAsync(body: string | Bytes, options?: OpenAIOptions): Promise<OpenAIResult>;
+  /** decodeOpenAIAsync's worker: 'idle' (none yet, or closed), 'running', 'unavailable' (none
+   * could start: the calls decode on the loop; workerError says why), 'off' (load({worker: false}));
+   * the native backend has no worker ('idle') */
+  readonly workerState: 'idle' | 'running' | 'unavailable' | 'off';
+  readonly workerError?: Error;
+  /** bodies shorter than this (bytes, or UTF-16 units of a string) decode on the loop; 65536 */
+  workerMinBytes: number;
+  /** Stops decodeOpenAIAsync's worker (calls in flight reject); a later call starts another.
+   * Not needed before exiting. */
+  close(): Promise<void>;
   /** HELLO / READY payloads may be objects (their JSON, checked by the C parser) */
   encodeFrame(type: number, payload?: Bytes | string | Record<string, unknown>): Uint8Array;
   parseHandshake(type: number, payload: Bytes | string): Record<string, unknown>;

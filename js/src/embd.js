@@ -1010,9 +1010,197 @@ class EmbdNative extends Embd {
   }
 }
 Embd.prototype.backend = 'wasm';
-// The WebAssembly module has one thread: there decodeOpenAIAsync is decodeOpenAI, settled
-// through a promise (same API; the loop waits while it runs).
-Embd.prototype.decodeOpenAIAsync = async function decodeOpenAIAsync(body, opts) { return this.decodeOpenAI(body, opts); };
+
+// ---- decodeOpenAIAsync off the event loop (worker.js) ----
+// The module has one thread, so the async form runs decodeOpenAI in a worker that holds its
+// own instance of the same compiled Module: one worker per Embd, made on the first call that
+// needs it and kept (idle, it holds no event loop open: Node's worker is unref()ed while no
+// call is pending), calls answered in order. One worker, not a pool: the decode is one
+// parse per body; a pool would multiply the module's memory for bodies that already take
+// milliseconds apiece. Bytes are copied once at the call (the caller keeps its buffer and
+// may reuse it at once), a string is encoded to UTF-8 at the call, and those bytes are
+// transferred (DecodeWorker.input); the result matrix comes back transferred, and the input
+// buffer too, kept for the next call. Bodies under workerMinBytes
+// (64 KiB) decode on the loop: the hand-off (a message each way, the copy, the wake-ups)
+// added 0.1-0.2 ms per call (js/bench.mjs crossover line, 2-core EPYC, Node 24: 1 KiB
+// 23 -> 138 us, 31 KiB 71 -> 159 us, 125 KiB 252 -> 350 us; Node 20 alike), more than a
+// body under 64 KiB takes to decode on the loop.
+// Where no Worker can be made (no Worker, a constructor that throws, a worker that fails
+// before it is ready: a CSP, a missing worker.js) every call decodes on the loop and
+// workerState says 'unavailable'.
+const IS_NODE = typeof process !== 'undefined' && !!process.versions?.node;
+const WORKER_MIN_BYTES = 65536;
+
+// A worker behind one interface: post(msg, transfer), ref(), unref(), terminate(); it
+// calls onMessage(data) and, once, onDeath(error).
+async function spawnWorker(onMessage, onDeath) {
+  if (IS_NODE) {
+    const url = new URL('./worker.js', import.meta.url);
+    const { Worker: NodeWorker } = await import('node:worker_threads');
+    // The worker inherits the process's Node options, but not --input-type: a worker started
+    // from a file refuses it (ERR_INPUT_TYPE_NOT_ALLOWED under `node --input-type=module -e`).
+    // Only then is execArgv given: a list given is validated, and some inherited ones fail
+    // that (node --test under Node 24: ERR_WORKER_INVALID_EXEC_ARGV).
+    const execArgv = process.execArgv.filter((a, i, v) => !a.startsWith('--input-type') && v[i - 1] !== '--input-type');
+    const w = new NodeWorker(url, execArgv.length < process.execArgv.length ? { execArgv } : {});
+    w.on('message', onMessage);
+    w.on('error', (err) => onDeath(err));
+    w.on('exit', (code) => onDeath(new Error(`exited with code ${code}`)));
+    return { post: (m, t) => w.postMessage(m, t), ref: () => w.ref(), unref: () => w.unref(), terminate: () => w.terminate() };
+  }
+  if (typeof Worker !== 'function') return null;
+  // written out in the call: bundlers (Vite, webpack 5, Parcel) find worker files by this form
+  const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  w.onmessage = (ev) => onMessage(ev.data);
+  w.onerror = (ev) => { ev.preventDefault?.(); onDeath(new Error(ev.message || 'worker error (the script failed to load or threw)')); };
+  w.onmessageerror = () => onDeath(new Error('a message could not be deserialized'));
+  return { post: (m, t) => w.postMessage(m, t), ref() {}, unref() {}, terminate: () => w.terminate() };
+}
+
+// An error from the worker as the synchronous call would have thrown it.
+function revive(o) {
+  const err = o.code !== undefined ? new EmbeddingCodecError('', o.code, o.offset, o.result) : new Error();
+  err.message = o.message;
+  if (o.name) err.name = o.name;
+  return err;
+}
+
+class DecodeWorker {
+  constructor(embd) {
+    this.embd = embd;
+    this.w = null;            // the worker: set (synchronously) once spawnWorker resolves
+    this.starting = false;
+    this.ready = false;
+    this.waiting = [];        // calls made before the worker said it was ready
+    this.pending = new Map(); // id -> call, posted to the worker
+    this.nextId = 1;
+    this.gen = 0;             // bumped on every stop, so a stopped worker's late events are ignored
+    this.spare = null;        // an input ArrayBuffer the worker gave back, for the next call
+  }
+  // The body as bytes the worker will own (transferred): a string as its UTF-8 (what
+  // decodeOpenAI reads; posting the string itself held the loop 1.7-7 ms for 3 MB in Node
+  // 20, encoding it 1.3-2.3 ms), bytes copied (the caller keeps its buffer). Into the buffer
+  // the last call gave back when it is large enough: a fresh 3 MB ArrayBuffer took the loop
+  // ~1.7 ms to copy into, a kept one ~0.5 ms (page faults, zeroing, GC), and encodeInto a
+  // kept one ~0.8 ms against encode's 2.4+. (Not u.slice(): for a Node Buffer that is a
+  // view of the caller's memory, and transferring it would detach the caller's buffer.)
+  input(body, u) {
+    const sp = this.spare;
+    if (typeof body === 'string') {
+      if (sp && sp.byteLength >= body.length) {
+        const { read, written } = ENC.encodeInto(body, new Uint8Array(sp));
+        if (read === body.length) { this.spare = null; return new Uint8Array(sp, 0, written); }
+      }
+      return ENC.encode(body);
+    }
+    if (sp && sp.byteLength >= u.length) {
+      this.spare = null;
+      const v = new Uint8Array(sp, 0, u.length);
+      v.set(u);
+      return v;
+    }
+    return new Uint8Array(u);
+  }
+  start() {
+    const gen = ++this.gen;
+    this.starting = true;
+    const onDeath = (err) => { if (gen === this.gen) { if (this.ready) this.died(err); else this.unavailable(err); } };
+    const onMessage = (m) => { if (gen === this.gen) this.message(m); };
+    // Its events come in later tasks, so this.w is set before the first one.
+    spawnWorker(onMessage, onDeath).then((w) => {
+      if (gen !== this.gen) { w?.terminate(); return; }
+      if (w) this.w = w; else this.unavailable(new Error('no Worker in this runtime'));
+    }, (err) => { if (gen === this.gen) this.unavailable(err); });
+  }
+  call(body, opts) {
+    return new Promise((resolve, reject) => {
+      const job = { body, opts, resolve, reject };
+      if (this.ready) this.post(job);
+      else {
+        this.waiting.push(job);
+        if (!this.starting) this.start();
+      }
+    });
+  }
+  post(job) {
+    const id = this.nextId++;
+    if (this.pending.size === 0) this.w.ref();
+    this.pending.set(id, job);
+    this.w.post({ id, body: job.body, ...job.opts }, [job.body.buffer]);
+  }
+  message(m) {
+    if (m.up) { this.w.post({ module: this.embd.module }); return; }
+    if (m.failed) { this.unavailable(new Error(m.failed)); return; }
+    if (m.ready) {
+      this.ready = true;
+      const jobs = this.waiting;
+      this.waiting = [];
+      for (const j of jobs) this.post(j);
+      if (!jobs.length) this.w.unref();
+      return;
+    }
+    // the input buffer comes back: kept (the largest, up to 64 MiB) for the next call
+    if (m.input && m.input.byteLength <= 2 ** 26 && !(this.spare?.byteLength >= m.input.byteLength)) this.spare = m.input;
+    const job = this.pending.get(m.id);
+    if (!job) return;
+    this.pending.delete(m.id);
+    if (this.pending.size === 0) this.w.unref();
+    if (m.error) job.reject(revive(m.error));
+    else job.resolve(openaiResult(m.matrix, m.count, m.dims, m.model, m.usage));
+  }
+  // Stops the worker; posted calls reject with `err`, waiting ones get `waiting(job)`.
+  stop(err, waiting) {
+    this.gen++;
+    const w = this.w;
+    this.w = null;
+    this.starting = this.ready = false;
+    this.spare = null;
+    const posted = [...this.pending.values()], queued = this.waiting;
+    this.pending = new Map();
+    this.waiting = [];
+    for (const j of posted) j.reject(err);
+    for (const j of queued) waiting(j);
+    return Promise.resolve(w?.terminate()).then(() => {});
+  }
+  // Died after it was ready: its calls reject; the next call starts a new worker.
+  died(err) {
+    const e = new Error(`embd: the decodeOpenAIAsync worker died: ${err?.message ?? err}`, { cause: err });
+    if (this.embd.workerState === 'running') this.embd.workerState = 'idle';
+    this.stop(e, (j) => j.reject(e));
+  }
+  // Never got ready (or no Worker at all): this instance decodes on the loop from now on.
+  unavailable(err) {
+    const e = this.embd;
+    e.workerState = 'unavailable';
+    e.workerError = err;
+    this.stop(err, (j) => { try { j.resolve(e.decodeOpenAI(j.body, j.opts)); } catch (x) { j.reject(x); } });
+  }
+}
+
+Object.assign(Embd.prototype, {
+  /** decodeOpenAI in a worker (see above); the same result and the same errors. */
+  async decodeOpenAIAsync(body, { dtype, byteOrder, dims = 0 } = {}) {
+    // the options checked here, as the synchronous call checks them, and passed on normalised
+    const opts = { dtype: dtypeCode(dtype), byteOrder: orderCode(byteOrder) ? 'big' : 'little', dims: dims >>> 0 };
+    const text = typeof body === 'string';
+    const u = text ? null : bytesOf(body, 'body');
+    const n = text ? body.length : u.length;
+    if (this.workerState === 'off' || this.workerState === 'unavailable' || n < this.workerMinBytes)
+      return this.decodeOpenAI(body, opts);
+    this.decodeWorker ??= new DecodeWorker(this);
+    this.workerState = 'running';
+    return this.decodeWorker.call(this.decodeWorker.input(body, u), opts);
+  },
+  /** Stops decodeOpenAIAsync's worker (calls in flight reject); a later call starts another. */
+  close() {
+    if (!this.decodeWorker) return Promise.resolve();
+    if (this.workerState === 'running') this.workerState = 'idle';
+    const err = new Error('embd: closed while decodeOpenAIAsync was running');
+    return this.decodeWorker.stop(err, (j) => j.reject(err));
+  },
+  workerState: 'idle',
+  workerMinBytes: WORKER_MIN_BYTES,
+});
 
 // ---- the default instance and module-level API ----
 let current = null;
@@ -1114,8 +1302,8 @@ export class Detokenizer {
 /** Instantiates a module: {simd: true|false|'auto', module: WebAssembly.Module | bytes,
  * backend: 'wasm' (default) | 'native' | 'auto', addon: path of the Node-API addon,
  * zlib: 'auto' (node:zlib where it exists) | 'streams' (Compression/DecompressionStream
- * only, as in a browser)}. */
-export async function load({ simd = 'auto', module, backend = 'wasm', addon, zlib = 'auto' } = {}) {
+ * only, as in a browser), worker: false (decodeOpenAIAsync decodes on the event loop)}. */
+export async function load({ simd = 'auto', module, backend = 'wasm', addon, zlib = 'auto', worker = true } = {}) {
   const useSimd = simd === 'auto' ? simdSupported() : !!simd;
   const mod = await compileVariant(useSimd, module);
   await loadZlib();
@@ -1125,6 +1313,8 @@ export async function load({ simd = 'auto', module, backend = 'wasm', addon, zli
   inst = await WebAssembly.instantiate(mod, imports);
   const e = napi ? new EmbdNative(inst, useSimd, napi) : new Embd(inst, useSimd);
   e.zlib = zlib === 'streams' ? null : nodeZlib || null;
+  e.module = mod; // decodeOpenAIAsync's worker instantiates the same compiled module
+  if (!worker) e.workerState = 'off';
   // A module handed in says itself which one it is: the SIMD128 build runs wasm-simd128 rows.
   if (module) e.simd = e.activeImpl(2) === 'wasm-simd128';
   return e;
@@ -1132,7 +1322,7 @@ export async function load({ simd = 'auto', module, backend = 'wasm', addon, zli
 
 /** Loads the default instance once (later calls return it). */
 export async function init(opts = {}) {
-  if (!current || opts.module || opts.simd !== undefined || opts.backend !== undefined || opts.zlib !== undefined) current = await load(opts);
+  if (!current || opts.module || opts.simd !== undefined || opts.backend !== undefined || opts.zlib !== undefined || opts.worker !== undefined) current = await load(opts);
   return current;
 }
 function cur() {

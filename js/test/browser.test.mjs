@@ -1,6 +1,7 @@
 // The interop cases in headless Chromium (Debian's chromium), with the SIMD128 module, the
 // scalar one, and with WebAssembly.validate refusing the SIMD probe (the loader must fall
-// back; V8 has no switch that turns SIMD128 off).
+// back; V8 has no switch that turns SIMD128 off), and with a CSP that forbids workers
+// (decodeOpenAIAsync falls back to the loop).
 // Skips loudly without chromium (scripts/install-deps.sh installs it).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,6 +50,8 @@ before(async () => {
         body = await readFile(join(root, path));
       }
       res.setHeader('content-type', types[path.slice(path.lastIndexOf('.'))] ?? 'application/octet-stream');
+      // ?csp=1: a page whose policy forbids workers (decodeOpenAIAsync must decode on the loop)
+      if (url.searchParams.get('csp') === '1') res.setHeader('content-security-policy', "worker-src 'none'");
       res.end(body);
     } catch { res.statusCode = 404; res.end(); }
   });
@@ -110,6 +113,7 @@ test('Chromium: SIMD128 module (auto)', { skip }, async () => {
   assert.equal(r.error, undefined, r.error);
   assert.deepEqual(r.failures, []);
   checkEncoded(r.encoded);
+  assert.equal(r.workerState, 'running', 'decodeOpenAIAsync ran in a Web Worker');
   assert.ok(r.pass >= 25, `${r.pass} checks`);
   assert.equal(r.validate, true);
   assert.equal(r.simd, true);
@@ -120,6 +124,7 @@ test('Chromium: scalar module', { skip }, async () => {
   assert.equal(r.error, undefined, r.error);
   assert.deepEqual(r.failures, []);
   checkEncoded(r.encoded);
+  assert.equal(r.workerState, 'running', 'decodeOpenAIAsync ran in a Web Worker');
   assert.equal(r.simd, false);
   assert.equal(r.active, 'scalar');
 });
@@ -128,7 +133,15 @@ test('Chromium, WebAssembly.validate refusing SIMD128: the loader falls back to 
   assert.equal(r.error, undefined, r.error);
   assert.deepEqual(r.failures, []);
   checkEncoded(r.encoded);
+  assert.equal(r.workerState, 'running', 'decodeOpenAIAsync ran in a Web Worker');
   assert.equal(r.validate, false, 'the probe refused');
   assert.equal(r.simd, false);
   assert.equal(r.active, 'scalar');
+});
+test('Chromium, a CSP forbidding workers: decodeOpenAIAsync decodes on the loop and says so', { skip }, async () => {
+  const r = await page('simd=auto&csp=1');
+  assert.equal(r.error, undefined, r.error);
+  assert.deepEqual(r.failures, []);
+  assert.equal(r.workerState, 'unavailable');
+  assert.equal(r.simd, true);
 });

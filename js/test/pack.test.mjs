@@ -18,7 +18,7 @@ test('npm pack + install into a TypeScript consumer + tsc --noEmit + run', { ski
     const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: pkg, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const info = JSON.parse(out)[0];
     const files = info.files.map((f) => f.path).sort();
-    for (const f of ['dist/embd-simd128.wasm', 'dist/embd-scalar.wasm', 'src/embd.js', 'src/embd.d.ts', 'src/stream.js', 'package.json']) {
+    for (const f of ['dist/embd-simd128.wasm', 'dist/embd-scalar.wasm', 'src/embd.js', 'src/embd.d.ts', 'src/stream.js', 'src/worker.js', 'package.json']) {
       assert.ok(files.includes(f), `${f} in the tarball (${files.join(', ')})`);
     }
     assert.ok(!files.some((f) => f.includes('node_modules') || f.startsWith('test/')), 'nothing else');
@@ -26,10 +26,13 @@ test('npm pack + install into a TypeScript consumer + tsc --noEmit + run', { ski
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(dir, info.filename)], { cwd: dir, stdio: 'pipe' });
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: false, types: [] }, files: ['main.ts'] }));
     writeFileSync(join(dir, 'main.ts'), `
-import { init, encodeEmbedding, decodeEmbedding, decodeBatch, decodeOpenAI, decodeBase64Embedding,
+import { init, encodeEmbedding, decodeEmbedding, decodeBatch, decodeOpenAI, decodeOpenAIAsync, decodeBase64Embedding,
   EmbeddingCodecError, kernels, decodeStream, MLEmbedClient, encodeTokens, decodeFrames, decodeTokens,
   decodeFrameStream, FRAME, decodeProtobuf, encodeProtobuf, type ProtobufFrame, type DecodeResult, type OpenAIResult, type CodecFrame } from '@embd/embd';
-await init();
+const embd = await init();
+const ws: 'idle' | 'running' | 'unavailable' | 'off' = embd.workerState;
+const oa: OpenAIResult = await decodeOpenAIAsync('{"data":[]}', { dims: 0 });
+const closed: Promise<void> = embd.close(); void ws; void oa; void closed;
 const frame: ArrayBuffer = encodeEmbedding(new Float32Array([1, 2, 3]));
 const r: DecodeResult = decodeEmbedding(frame);
 const v: Float32Array = r.vector;
@@ -50,14 +53,16 @@ console.log(v.length, o.count, o.row(0)[0], b[0], crc.toString(16));
     execFileSync(tsc, ['--noEmit', '-p', dir], { cwd: dir, stdio: 'pipe' });
     // and the same program as JavaScript (type annotations stripped by hand: run main.js)
     writeFileSync(join(dir, 'main.mjs'), `
-import { init, encodeEmbedding, decodeEmbedding, decodeOpenAI, decodeBase64Embedding, kernels } from '@embd/embd';
-await init();
+import { init, encodeEmbedding, decodeEmbedding, decodeOpenAI, decodeOpenAIAsync, decodeBase64Embedding, kernels } from '@embd/embd';
+const embd = await init();
 const r = decodeEmbedding(encodeEmbedding(new Float32Array([1, 2, 3])));
 const o = decodeOpenAI('{"data":[{"index":0,"embedding":[0.5]}],"model":"m"}');
-console.log(r.vector.length, o.count, o.row(0)[0], decodeBase64Embedding('AACAPw==')[0], kernels.crc32(new Uint8Array([1])).toString(16));
+// a body over workerMinBytes: the installed package's worker.js decodes it
+const big = await decodeOpenAIAsync(JSON.stringify({ data: [{ index: 0, embedding: Array.from({ length: 20000 }, (_, i) => i / 4) }] }));
+console.log(r.vector.length, o.count, o.row(0)[0], decodeBase64Embedding('AACAPw==')[0], kernels.crc32(new Uint8Array([1])).toString(16), big.matrix[7], embd.workerState);
 `);
     const got = execFileSync(process.execPath, ['main.mjs'], { cwd: dir, encoding: 'utf8' }).trim();
-    assert.equal(got, `3 1 0.5 1 ${(0xa505df1b).toString(16)}`);
+    assert.equal(got, `3 1 0.5 1 ${(0xa505df1b).toString(16)} 1.75 running`);
     // a type error is caught (the check can fail)
     writeFileSync(join(dir, 'main.ts'), `import { decodeEmbedding } from '@embd/embd';\nconst n: string = decodeEmbedding(new ArrayBuffer(16)).dimensions;\nvoid n;\n`);
     assert.throws(() => execFileSync(tsc, ['--noEmit', '-p', dir], { cwd: dir, stdio: 'pipe' }));

@@ -27,6 +27,7 @@ test('README JavaScript example runs and prints what its comments say', () => {
     assert.equal(out[6], 'Float32Array(2) [ 3, 4 ]');
     assert.equal(out[7], 'FRAME_HEADER_CRC 12');
     assert.equal(out[8], 'cbf43926');
+    assert.equal(out[9], '20 4.75');
   } finally {
     rmSync(file, { force: true });
   }

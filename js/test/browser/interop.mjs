@@ -1,7 +1,8 @@
 // The interop cases in a browser: the seed codec (served from tests/interop/seed_codec.mjs
 // without its Node driver) both ways, batches, OpenAI float and base64 bodies against
 // JSON.parse and atob, CRC-32 against the seed's, f16 against a DataView reading, error
-// codes. ?simd=auto|1|0 picks the module; the result goes into #out as JSON.
+// codes, decodeOpenAIAsync through a Web Worker. ?simd=auto|1|0 picks the module; the
+// result goes into #out as JSON.
 import { load, init, simdSupported, EmbeddingCodecError, decodeStream, MLEmbedClient } from '/js/src/embd.js';
 import * as seed from '/seed.mjs';
 
@@ -48,6 +49,23 @@ async function run() {
   check(rows.every((r, i) => same(bits(br.row(i)), bits(r))), 'openai base64');
   const atobF32 = (str) => { const bin = atob(str); const b = new Uint8Array(bin.length); for (let i = 0; i < bin.length; i++) b[i] = bin.charCodeAt(i); return new Float32Array(b.buffer); };
   check(same(bits(e.decodeBase64Embedding(b64(rows[1]))), bits(atobF32(b64(rows[1])))), 'base64 vs atob');
+  // decodeOpenAIAsync through a real Web Worker (js/src/worker.js holding the same compiled
+  // module): a body over workerMinBytes, as a string and as bytes (which stay the caller's)
+  const wrows = Array.from({ length: 48 }, () => Float32Array.from({ length: 512 }, () => (rnd() / 2 ** 32) - 0.5));
+  const wbody = JSON.stringify({ data: wrows.map((r, i) => ({ index: i, embedding: Array.from(r) })), model: 'w' });
+  const woracle = JSON.parse(wbody).data.map((d) => new Float32Array(d.embedding));
+  const wbytes = new TextEncoder().encode(wbody);
+  for (const input of [wbody, wbytes]) {
+    const wr = await e.decodeOpenAIAsync(input);
+    check(wr.count === 48 && wr.model === 'w' && woracle.every((o, i) => same(bits(wr.row(i)), bits(o))), `decodeOpenAIAsync vs JSON.parse (${typeof input})`);
+  }
+  check(wbytes.byteLength === wbody.length, 'decodeOpenAIAsync left the caller\'s bytes attached');
+  const cut = wbody.slice(0, -3);
+  let syncErr, asyncErr;
+  try { e.decodeOpenAI(cut); } catch (err) { syncErr = err; }
+  try { await e.decodeOpenAIAsync(cut); } catch (err) { asyncErr = err; }
+  check(asyncErr instanceof EmbeddingCodecError && syncErr && ['code', 'offset', 'result', 'message'].every((k) => asyncErr[k] === syncErr[k]), `decodeOpenAIAsync error ${asyncErr?.code} ${asyncErr?.offset}`);
+  const workerState = e.workerState;
   // CRC-32 and f16
   const data = Uint8Array.from({ length: 10000 }, () => rnd() & 255);
   check(e.crc32(data) === seed.crc32(data), 'crc32 vs seed');
@@ -68,7 +86,7 @@ async function run() {
   // errors
   try { e.decodeEmbedding(new Uint8Array(15)); check(false, 'short frame'); } catch (err) { check(err instanceof EmbeddingCodecError && err.code === 'FRAME_TOO_SMALL' && err.offset === 15, 'short frame code'); }
   try { e.decodeOpenAI('{"data":[1'); check(false, 'bad json'); } catch (err) { check(err.code === 'OPENAI_JSON' || err.code === 'OPENAI_SHAPE', `bad json code ${err.code}`); }
-  return { simd: e.simd, validate: simdSupported(), active: e.activeImpl(2), encoded };
+  return { simd: e.simd, validate: simdSupported(), active: e.activeImpl(2), encoded, workerState };
 }
 
 // The zlib cases of js/test/zlib_cases.mjs (frames made by node:zlib and the seed's CRC-32,
