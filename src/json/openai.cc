@@ -346,34 +346,26 @@ struct decoder {
     return ws(p + 1, "after a ':'");
   }
 
-  // After a member's value: the position of the next key (after ','), or nullptr with
-  // *closed set when the object ends (p then past the '}'); nullptr with *closed unset on
-  // a fault.
-  const uint8_t *next_member(const uint8_t *p, bool *closed) {
+  // After a member's value (close '}') or an array element (close ']'): the position of
+  // the next one (after ','), or nullptr with *closed set when the object or array ends (p
+  // then past the close); nullptr with *closed unset on a fault. One body for both: the
+  // wrappers pass constants, and it inlines into each caller as the two copies did.
+  const uint8_t *next_item(const uint8_t *p, bool *closed, uint8_t close, const char *inside, const char *want) {
     *closed = false;
-    p = ws(p, "inside an object");
+    p = ws(p, inside);
     if (!p) return nullptr;
-    if (*p == '}') {
+    if (*p == close) {
       *closed = true;
       return p + 1;
     }
-    if (*p != ',') return embd_json_fault(&j, p, "expected ',' or '}' after an object member");
+    if (*p != ',') return embd_json_fault(&j, p, want);
     return ws(p + 1, "after a ','");
   }
-
-  // After an array element: the position of the next element (after ','), or nullptr
-  // with *closed set when the array ends (p then past the ']'); nullptr with *closed unset
-  // on a fault.
+  const uint8_t *next_member(const uint8_t *p, bool *closed) {
+    return next_item(p, closed, '}', "inside an object", "expected ',' or '}' after an object member");
+  }
   const uint8_t *next_element(const uint8_t *p, bool *closed) {
-    *closed = false;
-    p = ws(p, "inside an array");
-    if (!p) return nullptr;
-    if (*p == ']') {
-      *closed = true;
-      return p + 1;
-    }
-    if (*p != ',') return embd_json_fault(&j, p, "expected ',' or ']' after an array element");
-    return ws(p + 1, "after a ','");
+    return next_item(p, closed, ']', "inside an array", "expected ',' or ']' after an array element");
   }
 
   // A non-negative integer that fits in uint64 at p. 1: *x set; 0: a valid JSON value
