@@ -1679,11 +1679,7 @@ embd_result run(embd_openai_embeddings *e, const run_args &a, const embd_openai_
     e->prompt_tokens = e->has_usage ? e->prompt_tokens + d.prompt_tokens : 0;
     e->total_tokens = e->has_usage ? e->total_tokens + d.total_tokens : 0;
   }
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
+  embd_no_error(err);
   return EMBD_OK;
 }
 
