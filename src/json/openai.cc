@@ -348,25 +348,26 @@ struct decoder {
 
   // After a member's value (close '}') or an array element (close ']'): the position of
   // the next one (after ','), or nullptr with *closed set when the object or array ends (p
-  // then past the close); nullptr with *closed unset on a fault. One body for both: the
-  // wrappers pass constants, and it inlines into each caller as the two copies did.
-  const uint8_t *next_item(const uint8_t *p, bool *closed, uint8_t close, const char *inside, const char *want) {
+  // then past the close); nullptr with *closed unset on a fault. One body for both, one
+  // instance per close: the same code as the two copies it replaces.
+  template <char Close>
+  const uint8_t *next_item(const uint8_t *p, bool *closed) {
+    constexpr bool obj = Close == '}';
     *closed = false;
-    p = ws(p, inside);
+    p = ws(p, obj ? "inside an object" : "inside an array");
     if (!p) return nullptr;
-    if (*p == close) {
+    if (*p == Close) {
       *closed = true;
       return p + 1;
     }
-    if (*p != ',') return embd_json_fault(&j, p, want);
+    if (*p != ',') {  // literal formats (printf checking), the one for this Close compiled in
+      if constexpr (obj) return embd_json_fault(&j, p, "expected ',' or '}' after an object member");
+      else return embd_json_fault(&j, p, "expected ',' or ']' after an array element");
+    }
     return ws(p + 1, "after a ','");
   }
-  const uint8_t *next_member(const uint8_t *p, bool *closed) {
-    return next_item(p, closed, '}', "inside an object", "expected ',' or '}' after an object member");
-  }
-  const uint8_t *next_element(const uint8_t *p, bool *closed) {
-    return next_item(p, closed, ']', "inside an array", "expected ',' or ']' after an array element");
-  }
+  const uint8_t *next_member(const uint8_t *p, bool *closed) { return next_item<'}'>(p, closed); }
+  const uint8_t *next_element(const uint8_t *p, bool *closed) { return next_item<']'>(p, closed); }
 
   // A non-negative integer that fits in uint64 at p. 1: *x set; 0: a valid JSON value
   // that is not one (*past after it); -1: invalid JSON.
