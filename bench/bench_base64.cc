@@ -296,10 +296,7 @@ int main(int argc, char **argv) {
     }
 #endif
 
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+  if (run_registered(argc, argv)) return 1;
   std::free(g_raw);
   std::free(g_text);
   std::free(g_bytes);

@@ -111,10 +111,7 @@ int main(int argc, char **argv) {
     benchmark::RegisterBenchmark(("bswap32-inplace/memcpy" + tail).c_str(), bm_memcpy, n);
   }
 
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+  if (run_registered(argc, argv)) return 1;
   std::free(g_src);
   std::free(g_dst);
   return 0;

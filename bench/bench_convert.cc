@@ -206,10 +206,7 @@ int main(int argc, char **argv) {
           bm_enc, c, n);
   }
 
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+  if (run_registered(argc, argv)) return 1;
   std::free(g_arena);
   std::free(g_fin);
   return 0;

@@ -202,9 +202,6 @@ int main(int argc, char **argv) {
       ->UseManualTime()
       ->Iterations(1)
       ->Unit(benchmark::kNanosecond);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+  if (run_registered(argc, argv)) return 1;
   return 0;
 }

@@ -282,10 +282,7 @@ int main(int argc, char **argv) {
         }
 #endif
 
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+  if (run_registered(argc, argv)) return 1;
   std::free(g_src);
   std::free(g_dst);
   return 0;

@@ -34,25 +34,9 @@
 
 #include "embd.h"
 #include "floatarray_kernel.h"  // embd_floatarray_impl_ (embd_static)
+#include "unit_rows.h"
 
 static const size_t kDims = 1536, kN = 100;
-
-static void unit_row(size_t i, float *v) {
-  uint64_t x = 0x9E3779B97F4A7C15ull * (i + 1);
-  auto u01 = [&x] {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0;
-  };
-  std::vector<double> g(kDims);
-  double ss = 0;
-  for (size_t j = 0; j < kDims; j += 2) {
-    const double r = std::sqrt(-2 * std::log(u01())), t = 6.283185307179586 * u01();
-    g[j] = r * std::cos(t);
-    if (j + 1 < kDims) g[j + 1] = r * std::sin(t);
-  }
-  for (double a : g) ss += a * a;
-  for (size_t j = 0; j < kDims; j++) v[j] = static_cast<float>(g[j] / std::sqrt(ss));
-}
 
 struct Body {
   std::string json;
@@ -67,7 +51,7 @@ static Body make(bool pretty) {
   std::vector<float> v(kDims);
   char tmp[32];
   for (size_t i = 0; i < kN; i++) {
-    unit_row(i, v.data());
+    unit_row(i, v.data(), kDims);
     d.want.insert(d.want.end(), v.begin(), v.end());
     s += i ? "," : "";
     s += "{\"object\":\"embedding\",\"index\":" + std::to_string(i) + ",\"embedding\":[";

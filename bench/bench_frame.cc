@@ -457,10 +457,7 @@ int main(int argc, char **argv) {
 #endif
   }
 
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+  if (run_registered(argc, argv)) return 1;
   std::free(g_vec);
   std::free(g_sparse);
   std::free(g_vecs);

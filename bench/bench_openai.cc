@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "unit_rows.h"
 
 #define EMBD_STR_(x) #x
 #define EMBD_STR(x) EMBD_STR_(x)
@@ -58,25 +59,6 @@ float val(size_t i, size_t j) {  // reproducible, full-precision float32 values
   return static_cast<float>(static_cast<int32_t>(x >> 8) - (1 << 23)) / static_cast<float>(1 << 23);
 }
 
-// Row i of a unit-norm "embedding": Gaussian values (Box-Muller over a reproducible
-// generator), normalised, as float32.
-void unit_row(size_t i, float *v) {
-  uint64_t x = 0x9E3779B97F4A7C15ull * (i + 1);
-  auto u01 = [&x] {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    return (static_cast<double>(x >> 11) + 0.5) / 9007199254740992.0;
-  };
-  std::vector<double> g(kDims);
-  double ss = 0;
-  for (size_t j = 0; j < kDims; j += 2) {
-    const double r = std::sqrt(-2 * std::log(u01())), t = 6.283185307179586 * u01();
-    g[j] = r * std::cos(t);
-    if (j + 1 < kDims) g[j + 1] = r * std::sin(t);
-  }
-  for (double a : g) ss += a * a;
-  for (size_t j = 0; j < kDims; j++) v[j] = static_cast<float>(g[j] / std::sqrt(ss));
-}
-
 Doc make(size_t n, Form form) {
   Doc d;
   d.n = n;
@@ -86,7 +68,7 @@ Doc make(size_t n, Form form) {
   std::vector<float> v(kDims);
   char tmp[32];
   for (size_t i = 0; i < n; i++) {
-    if (form == kShortest || form == kPretty) unit_row(i, v.data());
+    if (form == kShortest || form == kPretty) unit_row(i, v.data(), kDims);
     else for (size_t j = 0; j < kDims; j++) v[j] = val(i, j);
     d.want.insert(d.want.end(), v.begin(), v.end());
     s += i ? "," : "";

@@ -320,9 +320,6 @@ int main(int argc, char **argv) {
     benchmark::RegisterBenchmark(("msgpack/" + k).c_str(), bm_mode, m, false);
     benchmark::RegisterBenchmark(("protobuf/" + k).c_str(), bm_mode, m, true);
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
+  if (embd_bench::run_registered(argc, argv)) return 1;
   return 0;
 }

@@ -214,13 +214,8 @@ static const char decode_help[] =
     "  embd decode vectors.embd --to fvecs -o base.fvecs\n";
 
 int cmd_decode(int argc, char **argv) {
-  static const struct option opts[] = {{"output", required_argument, 0, 'o'},
-                                       {"to", required_argument, 0, 't'},
-                                       CLI_READ_OPTIONS,
-                                       {"as", required_argument, 0, 'a'},
-                                       CLI_FORMAT_OPTIONS,
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {CLI_OUTPUT_OPTIONS, CLI_READ_OPTIONS, {"as", required_argument, 0, 'a'},
+                                       {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
   const char *output = NULL;
   cli_fmt to = CLI_FMT_JSONL;
   cli_fmt_opts fo;
@@ -230,7 +225,6 @@ int cmd_decode(int argc, char **argv) {
   int c;
   while ((c = getopt_long(argc, argv, "o:t:sd:m:a:h", opts, NULL)) != -1) {
     switch (c) {
-      case 'o': output = optarg; break;
       case 'a': {
         embd_dtype as;
         if (cli_parse_dtype(optarg, "--as", &as)) return CLI_EUSAGE;
@@ -240,9 +234,6 @@ int cmd_decode(int argc, char **argv) {
         as_f32 = 1;
         break;
       }
-      case 't':
-        if (cli_parse_to(optarg, CLI_FOR_DECODE, &to)) return CLI_EUSAGE;
-        break;
       case 's':
       case 'd':
       case 'm':
@@ -250,10 +241,8 @@ int cmd_decode(int argc, char **argv) {
         break;
       case 'h': fputs(decode_help, stdout); return CLI_OK;
       default: {
-        const int f = cli_format_opt(c, optarg, &fo);
-        if (f == 1) break;
+        const int f = cli_output_opt(c, optarg, CLI_FOR_DECODE, &output, &to, &fo);
         if (f) return f;
-        return cli_usage("unknown or incomplete option");
       }
     }
   }

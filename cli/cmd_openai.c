@@ -97,8 +97,7 @@ static int read_file(const char *name, char **data, size_t *len, uint64_t max) {
 }
 
 int cmd_openai(int argc, char **argv) {
-  static const struct option opts[] = {{"output", required_argument, 0, 'o'},
-                                       {"to", required_argument, 0, 't'},
+  static const struct option opts[] = {CLI_OUTPUT_OPTIONS,
                                        CLI_FRAME_OPTIONS,
                                        {"dims", required_argument, 0, 'd'},
                                        {"verbose", no_argument, 0, 'v'},
@@ -112,7 +111,6 @@ int cmd_openai(int argc, char **argv) {
                                        {"batch", no_argument, 0, 'P'},
                                        {"ids", required_argument, 0, 'I'},
                                        {"failed", required_argument, 0, 'F'},
-                                       CLI_FORMAT_OPTIONS,
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   const char *output = NULL;
@@ -129,10 +127,6 @@ int cmd_openai(int argc, char **argv) {
   const char *ids = NULL, *failed = NULL;
   while ((c = getopt_long(argc, argv, "o:t:zl:cd:vh", opts, NULL)) != -1) {
     switch (c) {
-      case 'o': output = optarg; break;
-      case 't':
-        if (cli_parse_to(optarg, CLI_FOR_OPENAI, &to)) return CLI_EUSAGE;
-        break;
       case 'z':
       case 'l':
       case 'c':
@@ -162,10 +156,8 @@ int cmd_openai(int argc, char **argv) {
       case 'F': failed = optarg; break;
       case 'h': fputs(openai_help, stdout); return CLI_OK;
       default: {
-        const int f = cli_format_opt(c, optarg, &fo);
-        if (f == 1) break;
+        const int f = cli_output_opt(c, optarg, CLI_FOR_OPENAI, &output, &to, &fo);
         if (f) return f;
-        return cli_usage("unknown or incomplete option");
       }
     }
   }

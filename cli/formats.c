@@ -415,6 +415,18 @@ static int parse_i64(const char *s, int64_t *out) {
 
 #define GIVEN(f) (1u << (f))
 
+int cli_output_opt(int c, const char *arg, unsigned offered, const char **output, cli_fmt *to, cli_fmt_opts *fo) {
+  if (c == 'o') {
+    *output = arg;
+    return CLI_OK;
+  }
+  if (c == 't') return cli_parse_to(arg, offered, to) ? CLI_EUSAGE : CLI_OK;
+  const int f = cli_format_opt(c, arg, fo);
+  if (f == 1) return CLI_OK;
+  if (f) return f;
+  return cli_usage("unknown or incomplete option");
+}
+
 int cli_format_opt(int c, const char *arg, cli_fmt_opts *o) {
   switch (c) {
     case 0x100: {

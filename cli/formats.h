@@ -108,6 +108,15 @@ int cli_parse_to(const char *s, unsigned offered, cli_fmt *out);
       {"es-field", required_argument, 0, 0x111}, {"es-element", required_argument, 0, 0x112}, \
       {"es-byte-order", required_argument, 0, 0x113}, {"es-id", required_argument, 0, 0x114}
 int cli_format_opt(int c, const char *arg, cli_fmt_opts *o);
+
+/* What the commands that write the formats (decode, openai) parse alike: -o FILE, --to NAME
+ * among `offered` (CLI_FOR_*) and the formats' options. CLI_OUTPUT_OPTIONS in the
+ * getopt_long table; cli_output_opt for every option the command does not handle itself:
+ * CLI_OK when it was one of these, else an exit code (its message printed, an unknown
+ * option's included). */
+#define CLI_OUTPUT_OPTIONS \
+  {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'}, CLI_FORMAT_OPTIONS
+int cli_output_opt(int c, const char *arg, unsigned offered, const char **output, cli_fmt *to, cli_fmt_opts *fo);
 /* After parsing: the options fit --to (a --pg-* option needs --to pgcopy...). 0 ok, else
  * CLI_EUSAGE (printed). */
 int cli_format_opts_check(cli_fmt to, const cli_fmt_opts *o);

@@ -13,6 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The library's growth of big buffers (asks for transparent huge pages before the first
+ * byte lands: a 165 MB body from a pipe paid ~40,000 4 KiB first-touch faults through
+ * realloc). A header of static inline code, not an internal symbol: the tool still links
+ * only the public API. */
+#include "../src/core/mem.h"
+
 const char *cli_cmd = NULL;
 
 static void vmsg(const char *fmt, va_list ap) {
@@ -224,27 +230,6 @@ int cli_in_read(cli_in *in, void *dst, size_t n, size_t *got) {
   return CLI_OK;
 }
 
-/* Room for n bytes at *buf (the first `keep` kept). Big buffers ask for transparent huge
- * pages before the first byte lands in them (a first touch of a 4 KiB page costs ~15 us on
- * the VMs this runs on: a 165 MB body from a pipe paid ~40,000 of them); through realloc
- * the advice would come after glibc's copy into fresh pages. */
-static char *grow_input(char *buf, size_t keep, size_t n) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (n >= ((size_t)8 << 20)) {
-    char *q = malloc(n);
-    if (!q) return NULL;
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    const uintptr_t a = ((uintptr_t)q + huge - 1) & ~(huge - 1), e = ((uintptr_t)q + n) & ~(huge - 1);
-    if (e > a) (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-    if (buf) memcpy(q, buf, keep);
-    free(buf);
-    return q;
-  }
-#endif
-  (void)keep;
-  return realloc(buf, n);
-}
-
 int cli_in_read_all(cli_in *in, char **data, size_t *len, uint64_t max, const char *opt) {
   if (max > SIZE_MAX / 4) max = SIZE_MAX / 4;
   /* a regular file: its size at once (one more byte to see the end); else grow by doubling */
@@ -252,14 +237,14 @@ int cli_in_read_all(cli_in *in, char **data, size_t *len, uint64_t max, const ch
   if (guess > max + 2) guess = max + 2;
   size_t cap = guess < 4096 ? 4096 : (size_t)guess;
   size_t n = 0;
-  char *buf = grow_input(NULL, 0, cap);
+  char *buf = embd_realloc_big(NULL, 0, cap);
   if (!buf) {
     cli_msg("%s: out of memory reading the input", cli_in_label(in));
     return CLI_EINTERNAL;
   }
   for (;;) {
     if (cap - n < 2) {
-      char *nb = grow_input(buf, n, cap * 2);
+      char *nb = embd_realloc_big(buf, n, cap * 2);
       if (!nb) {
         free(buf);
         cli_msg("%s: out of memory reading the input (%zu bytes so far)", cli_in_label(in), n);

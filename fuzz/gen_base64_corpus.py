@@ -12,9 +12,12 @@ padding, non-zero trailing bits, bad lengths).
 """
 import base64
 import os
+import sys
 import random
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gen_corpus import write_corpus  # noqa: E402
 URL, NOPAD = 1, 2
 
 
@@ -29,10 +32,6 @@ def enc(raw, flags):
 
 
 def main():
-    outdir = os.path.join(HERE, "corpus", "base64")
-    os.makedirs(outdir, exist_ok=True)
-    for f in os.listdir(outdir):
-        os.unlink(os.path.join(outdir, f))
     rng = random.Random(0xB64)
     seeds = {"empty": b"", "flags_only": seed(0, 0, b"")}
     for i, raw in enumerate([b"f", b"fo", b"foo", b"foob", b"fooba", b"foobar"]):
@@ -66,12 +65,7 @@ def main():
                               ("trail_nopad", NOPAD, b"Zm9"), ("len_mod4", 0, b"Zm9vZg"),
                               ("len_1", NOPAD, b"Zm9vZ"), ("pad_after", 0, b"Zg=a")]:
         seeds[name] = seed(flags, 0, text)
-    total = 0
-    for name, data in sorted(seeds.items()):
-        with open(os.path.join(outdir, name), "wb") as fp:
-            fp.write(data)
-        total += len(data)
-    print(f"{outdir}: {len(seeds)} files, {total} bytes")
+    write_corpus("base64", seeds)
     return 0
 
 

@@ -18,15 +18,14 @@ def batch(frames, count=None):
     return struct.pack("<I", len(frames) if count is None else count) + b"".join(frames)
 
 
-def main():
-    os.makedirs(OUT, exist_ok=True)
+def shared_cases():
+    """The batches both corpora start from (fuzz/gen_stream_corpus.py prefixes each with its
+    max_dims selector and chunking seed): name -> bytes."""
     f = [frame([1.0, -2.5, 0.0]), frame([0.5] * 3, flags=1), frame([2.0, 3.0], flags=2),
          frame([7.0] * 4, flags=3), frame([])]
-    cases = {
+    return f, {
         "empty_batch": batch([]),
         "one": batch(f[:1]),
-        "plain3": batch([f[0]] * 3),
-        "crc2": batch([f[2], frame([1.0, 2.0, 3.0], flags=2)]),
         "mixed_flags": batch(f),
         "count_too_large": batch(f[:2], count=9),
         "count_short": batch(f[:3], count=2),
@@ -34,14 +33,24 @@ def main():
         "bad_magic_1": batch([f[0], b"XMBD" + f[1][4:]]),
         "trailing": batch(f[:2]) + b"\x00",
         "dims16_zlib": batch([frame([float(i) for i in range(16)], flags=1)] * 3),
-        "too_small": b"\x01\x00",
         # every dtype once, dims 8 * (code + 1), flags cycling: frames of their own dims
+        # (the stream's dest and dest_raw paths)
         "dtypes_all": batch([frame_v2(c, 8 * (c + 1), dtype_payload(b, 8 * (c + 1), c), flags=c % 4)
                              for c, _, b in DTYPES]),
+    }
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    f, cases = shared_cases()
+    cases.update({
+        "plain3": batch([f[0]] * 3),
+        "crc2": batch([f[2], frame([1.0, 2.0, 3.0], flags=2)]),
+        "too_small": b"\x01\x00",
         "dtypes_f32_then_f16": batch([f[0], frame_v2(1, 3, dtype_payload(16, 3))]),
         "dtypes_bad_code": batch([f[0], frame_v2(1, 3, dtype_payload(16, 3))[:6] + b"\x0b"
                                   + frame_v2(1, 3, dtype_payload(16, 3))[7:]]),
-    }
+    })
     for name, body in sorted(cases.items()):
         with open(os.path.join(OUT, name), "wb") as fh:
             fh.write(body)

@@ -25,11 +25,23 @@ def seed(off, init, cuts, msg):
     return out + msg
 
 
-def main():
-    outdir = os.path.join(HERE, "corpus", "crc32")
+def write_corpus(name, seeds):
+    """Replaces fuzz/corpus/<name>/ with `seeds` (file name -> bytes): what every generator
+    here that writes a name -> bytes table ends with (the old files go, so that a renamed
+    seed leaves no stale one behind)."""
+    outdir = os.path.join(HERE, "corpus", name)
     os.makedirs(outdir, exist_ok=True)
     for f in os.listdir(outdir):
         os.unlink(os.path.join(outdir, f))
+    total = 0
+    for n, data in sorted(seeds.items()):
+        with open(os.path.join(outdir, n), "wb") as fp:
+            fp.write(data)
+        total += len(data)
+    print(f"{outdir}: {len(seeds)} files, {total} bytes")
+
+
+def main():
     rng = random.Random(0x0E3BD)
     seeds = {
         "empty": b"",
@@ -48,12 +60,7 @@ def main():
         init = rng.getrandbits(32) if i % 3 else 0
         msg = bytes(rng.getrandbits(8) for _ in range(n))
         seeds[f"len{n:04d}_off{off:02d}_k{k}"] = seed(off, init, cuts, msg)
-    total = 0
-    for name, data in sorted(seeds.items()):
-        with open(os.path.join(outdir, name), "wb") as fp:
-            fp.write(data)
-        total += len(data)
-    print(f"{outdir}: {len(seeds)} files, {total} bytes")
+    write_corpus("crc32", seeds)
     return 0
 
 

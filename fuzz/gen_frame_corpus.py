@@ -27,15 +27,20 @@ def header_v2(flags, dtype, dims, pad7=0):
     return h + struct.pack("<I", zlib.crc32(h))
 
 
-def frame_v2(dtype, dims, payload, flags=0, level=6):
-    """A version-2 frame of `dims` elements whose little-endian bytes are `payload`."""
-    body = payload
+def body(payload, flags, level=6):
+    """What follows a header (either version): the payload, zlib-compressed behind its
+    length (flag 1), then its CRC-32 (flag 2)."""
     if flags & 1:
         z = zlib.compress(payload, level)
-        body = struct.pack("<I", len(z)) + z
+        payload = struct.pack("<I", len(z)) + z
     if flags & 2:
-        body += struct.pack("<I", zlib.crc32(body))
-    return header_v2(flags, dtype, dims) + body
+        payload += struct.pack("<I", zlib.crc32(payload))
+    return payload
+
+
+def frame_v2(dtype, dims, payload, flags=0, level=6):
+    """A version-2 frame of `dims` elements whose little-endian bytes are `payload`."""
+    return header_v2(flags, dtype, dims) + body(payload, flags, level)
 
 
 def dtype_payload(bits, dims, salt=0):
@@ -47,13 +52,7 @@ def dtype_payload(bits, dims, salt=0):
 def frame(vals, flags=0, level=6, raw_payload=None, dims=None):
     payload = raw_payload if raw_payload is not None else b"".join(struct.pack("<f", v) for v in vals)
     dims = len(vals) if dims is None else dims
-    body = payload
-    if flags & 1:
-        z = zlib.compress(payload, level)
-        body = struct.pack("<I", len(z)) + z
-    if flags & 2:
-        body += struct.pack("<I", zlib.crc32(body))
-    return header(flags, dims) + body
+    return header(flags, dims) + body(payload, flags, level)
 
 
 def main():

@@ -7,7 +7,11 @@ msgpack maps and protobuf CodecFrames, valid, truncated and corrupted. Determini
 """
 import os
 import struct
+import sys
 import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_codec_modes_corpus import mp_uint, varint  # noqa: E402  (the msgpack and protobuf integers)
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "framer")
 
@@ -32,27 +36,9 @@ def tokens(ids):
     return codec(2, b"".join(struct.pack(">I", i) for i in ids))
 
 
-def mp_uint(v):
-    if v < 0x80:
-        return bytes([v])
-    if v <= 0xFF:
-        return b"\xcc" + bytes([v])
-    if v <= 0xFFFF:
-        return b"\xcd" + struct.pack(">H", v)
-    return b"\xce" + struct.pack(">I", v)
-
-
 def msgpack(ids, done=False):
     arr = (bytes([0x90 | len(ids)]) if len(ids) < 16 else b"\xdc" + struct.pack(">H", len(ids)))
     return b"\x82\xa3ids" + arr + b"".join(mp_uint(i) for i in ids) + b"\xa4done" + (b"\xc3" if done else b"\xc2")
-
-
-def varint(v):
-    out = b""
-    while v >= 0x80:
-        out += bytes([(v & 0x7F) | 0x80])
-        v >>= 7
-    return out + bytes([v])
 
 
 def proto(ids, done=False):

@@ -13,9 +13,12 @@ over a small --max-record, with the offending byte first and after white space.
     python3 fuzz/gen_jsonl_corpus.py     # rewrites fuzz/corpus/jsonl/
 """
 import os
+import sys
 import random
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gen_corpus import write_corpus  # noqa: E402
 
 
 def seed(text, maxsel=0, maxpar=0, dims=None):
@@ -24,10 +27,6 @@ def seed(text, maxsel=0, maxpar=0, dims=None):
 
 
 def main():
-    outdir = os.path.join(HERE, "corpus", "jsonl")
-    os.makedirs(outdir, exist_ok=True)
-    for f in os.listdir(outdir):
-        os.unlink(os.path.join(outdir, f))
     rng = random.Random(0x150A1)
     vecs = "".join("[" + ",".join("%.9g" % rng.uniform(-2, 2) for _ in range(8)) + "]\n"
                    for _ in range(16))
@@ -65,10 +64,7 @@ def main():
         "over_bound_last": seed("[1]\n[1,2,3,4,5,6,7,8,9,10,11,12]", maxsel=1, maxpar=16),
         "unlimited": seed("[" + ",".join(["1.25"] * 200) + "]\n", maxsel=3),
     }
-    for name, data in seeds.items():
-        with open(os.path.join(outdir, name), "wb") as f:
-            f.write(data)
-    print("%d seeds in %s" % (len(seeds), outdir))
+    write_corpus("jsonl", seeds)
 
 
 if __name__ == "__main__":

@@ -11,9 +11,12 @@ too many dims, a huge shape, an unsupported dtype with control characters, a ver
     python3 fuzz/gen_npy_corpus.py     # rewrites fuzz/corpus/npy/
 """
 import os
+import sys
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gen_corpus import write_corpus  # noqa: E402
 MAGIC = b"\x93NUMPY"
 
 
@@ -28,10 +31,6 @@ def npy(d, major=1, data=b"", pad=True):
 
 
 def main():
-    outdir = os.path.join(HERE, "corpus", "npy")
-    os.makedirs(outdir, exist_ok=True)
-    for f in os.listdir(outdir):
-        os.unlink(os.path.join(outdir, f))
     f4 = struct.pack("<6f", 1.0, -2.5, 3.25, 0.0, -0.0, 1e-45)
     f8 = struct.pack("<4d", 1.0, -2.5, 3.5e38, 1e300)
     seeds = {
@@ -74,10 +73,7 @@ def main():
     }
     assert seeds["overread_issue11"] == bytes([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x08, 0x00,
                                                0x27, 0x64, 0x65, 0x73, 0x63, 0x72, 0x27, 0x3a])
-    for name, data in seeds.items():
-        with open(os.path.join(outdir, name), "wb") as f:
-            f.write(data)
-    print("%d seeds in %s" % (len(seeds), outdir))
+    write_corpus("npy", seeds)
 
 
 if __name__ == "__main__":

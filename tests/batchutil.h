@@ -45,14 +45,29 @@ static inline embd_byte_order bu_host_order(void) {
   return b ? EMBD_ORDER_LE : EMBD_ORDER_BE;
 }
 
-/* Records a frame; decodes its values (and checks that the raw decode, converted, gives
- * the same floats). Returns the decode result. */
-static inline embd_result bu_add(bu_rec *r, const embd_batch_frame *f) {
+/* Room for one more frame's offset, dims and flags (bu_add and bu_cb alike). */
+static inline void bu_room(bu_rec *r) {
   size_t c1 = r->cap_frames;
   r->offset = (size_t *)bu_grow(r->offset, &c1, r->nframes + 1, sizeof *r->offset);
   c1 = r->cap_frames;
   r->dims = (uint32_t *)bu_grow(r->dims, &c1, r->nframes + 1, sizeof *r->dims);
   r->flags = (uint32_t *)bu_grow(r->flags, &r->cap_frames, r->nframes + 1, sizeof *r->flags);
+}
+
+/* The frame recorded, its values already in place at r->vals + r->nvals. */
+static inline embd_result bu_note(bu_rec *r, const embd_batch_frame *f) {
+  r->offset[r->nframes] = f->offset;
+  r->dims[r->nframes] = f->info.dims;
+  r->flags[r->nframes] = f->info.flags | (uint32_t)f->info.dtype << 8;
+  r->nframes++;
+  r->nvals += f->info.dims;
+  return EMBD_OK;
+}
+
+/* Records a frame; decodes its values (and checks that the raw decode, converted, gives
+ * the same floats). Returns the decode result. */
+static inline embd_result bu_add(bu_rec *r, const embd_batch_frame *f) {
+  bu_room(r);
   r->vals = (uint32_t *)bu_grow(r->vals, &r->cap_vals, r->nvals + f->info.dims + 1, 4);
   embd_error e;
   embd_result d = embd_batch_frame_decode(f, (float *)(void *)(r->vals + r->nvals), f->info.dims, &e);
@@ -73,12 +88,7 @@ static inline embd_result bu_add(bu_rec *r, const embd_batch_frame *f) {
     abort();
   free(raw);
   free(conv);
-  r->offset[r->nframes] = f->offset;
-  r->dims[r->nframes] = f->info.dims;
-  r->flags[r->nframes] = f->info.flags | (uint32_t)f->info.dtype << 8;
-  r->nframes++;
-  r->nvals += f->info.dims;
-  return EMBD_OK;
+  return bu_note(r, f);
 }
 
 static inline void bu_batch(const uint8_t *buf, size_t len, const embd_frame_decode_options *o,
@@ -120,17 +130,8 @@ static inline embd_result bu_cb(void *user, const embd_batch_frame *f) {
     abort();
   }
   if (f->data && f->data + 16 != f->payload) abort();
-  size_t c1 = r->cap_frames;
-  r->offset = (size_t *)bu_grow(r->offset, &c1, r->nframes + 1, sizeof *r->offset);
-  c1 = r->cap_frames;
-  r->dims = (uint32_t *)bu_grow(r->dims, &c1, r->nframes + 1, sizeof *r->dims);
-  r->flags = (uint32_t *)bu_grow(r->flags, &r->cap_frames, r->nframes + 1, sizeof *r->flags);
-  r->offset[r->nframes] = f->offset;
-  r->dims[r->nframes] = f->info.dims;
-  r->flags[r->nframes] = f->info.flags | (uint32_t)f->info.dtype << 8;
-  r->nframes++;
-  r->nvals += f->info.dims;
-  return EMBD_OK;
+  bu_room(r);
+  return bu_note(r, f);
 }
 
 /* The stream's dest: the record's next values (mode 1), or every other frame (mode 2). */

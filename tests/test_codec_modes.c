@@ -151,6 +151,27 @@ static const want wants[] = {
 };
 #define NWANTS (sizeof wants / sizeof wants[0])
 
+/* The encoder's frame for a want, with the tool_calls value's bytes tc (NULL: none). */
+static embd_codec_stream_frame want_frame(const want *w, const uint8_t *tc, size_t tc_len) {
+  embd_codec_stream_frame f = {.ids = w->ids, .n_ids = w->n, .done = w->done, .finish_reason = w->fr,
+                               .finish_reason_len = w->fr ? strlen(w->fr) : 0,
+                               .tool_calls = tc, .tool_calls_len = tc ? tc_len : 0};
+  return f;
+}
+
+/* The tool_calls value msgpack-c writes for the test's `k` tool calls: an array of maps
+ * {name: get_weather, arguments_json: {"city":"Oslo"}} (the protobuf ones: pb_tool_calls). */
+static void mp_pack_tool_calls(msgpack_packer *pk, int k) {
+  msgpack_pack_array(pk, (size_t)k);
+  for (int i = 0; i < k; i++) {
+    msgpack_pack_map(pk, 2);
+    msgpack_pack_str_with_body(pk, "name", 4);
+    msgpack_pack_str_with_body(pk, "get_weather", 11);
+    msgpack_pack_str_with_body(pk, "arguments_json", 14);
+    msgpack_pack_str_with_body(pk, "{\"city\":\"Oslo\"}", 15);
+  }
+}
+
 static void mp_pack_frame(msgpack_packer *pk, const want *w, int extra) {
   size_t n = 2 + (w->fr != NULL) + (w->tool_calls > 0) + (extra ? 1 : 0);
   msgpack_pack_map(pk, n);
@@ -172,15 +193,29 @@ static void mp_pack_frame(msgpack_packer *pk, const want *w, int extra) {
   }
   if (w->tool_calls) {
     msgpack_pack_str_with_body(pk, "tool_calls", 10);
-    msgpack_pack_array(pk, (size_t)w->tool_calls);
-    for (int i = 0; i < w->tool_calls; i++) {
-      msgpack_pack_map(pk, 2);
-      msgpack_pack_str_with_body(pk, "name", 4);
-      msgpack_pack_str_with_body(pk, "get_weather", 11);
-      msgpack_pack_str_with_body(pk, "arguments_json", 14);
-      msgpack_pack_str_with_body(pk, "{\"city\":\"Oslo\"}", 15);
-    }
+    mp_pack_tool_calls(pk, w->tool_calls);
   }
+}
+
+/* The protobuf writers' shared parts: `k` (at most 4) tool calls, each get_weather for Oslo,
+ * into tc with tcp pointing at them; and the 4-byte big-endian length prefix before the n
+ * bytes packed at out + 4 (returns the whole frame's size). */
+static void pb_tool_calls(int k, ToolCall tc[4], ToolCall *tcp[4]) {
+  for (int i = 0; i < k; i++) {
+    tool_call__init(&tc[i]);
+    tc[i].name = (char *)"get_weather";
+    tc[i].arguments_json = (char *)"{\"city\":\"Oslo\"}";
+    tc[i].id = (char *)"tc_1";
+    tcp[i] = &tc[i];
+  }
+}
+
+static size_t pb_length_prefix(uint8_t *out, size_t n) {
+  out[0] = (uint8_t)(n >> 24);
+  out[1] = (uint8_t)(n >> 16);
+  out[2] = (uint8_t)(n >> 8);
+  out[3] = (uint8_t)n;
+  return n + 4;
 }
 
 /* always_done: has_done set on every frame, which makes protobuf-c write 10 00 for false:
@@ -194,21 +229,11 @@ static size_t pb_pack_frame(const want *w, int always_done, uint8_t *out) {
   f.has_done = always_done || w->done;
   f.done = w->done;
   f.finish_reason = (char *)(uintptr_t)w->fr;
-  for (int i = 0; i < w->tool_calls; i++) {
-    tool_call__init(&tc[i]);
-    tc[i].name = (char *)"get_weather";
-    tc[i].arguments_json = (char *)"{\"city\":\"Oslo\"}";
-    tc[i].id = (char *)"tc_1";
-    tcp[i] = &tc[i];
-  }
+  pb_tool_calls(w->tool_calls, tc, tcp);
   f.n_tool_calls = (size_t)w->tool_calls;
   f.tool_calls = tcp;
   size_t n = codec_frame__pack(&f, out + 4);
-  out[0] = (uint8_t)(n >> 24);
-  out[1] = (uint8_t)(n >> 16);
-  out[2] = (uint8_t)(n >> 8);
-  out[3] = (uint8_t)n;
-  return n + 4;
+  return pb_length_prefix(out, n);
 }
 
 static void check_wants(const rec *r, int mode) {
@@ -269,12 +294,7 @@ static void test_msgpack_oracle(void **state) {
         msgpack_sbuffer_init(&one);
         msgpack_packer_init(&p1, &one, msgpack_sbuffer_write);
         mp_pack_frame(&p1, &wants[i], 0);
-        embd_codec_stream_frame f = {0};
-        f.ids = wants[i].ids;
-        f.n_ids = wants[i].n;
-        f.done = wants[i].done;
-        f.finish_reason = wants[i].fr;
-        f.finish_reason_len = wants[i].fr ? strlen(wants[i].fr) : 0;
+        embd_codec_stream_frame f = want_frame(&wants[i], NULL, 0);
         if (wants[i].tool_calls) { /* the tool_calls value as msgpack-c wrote it */
           size_t vo = one.size;
           msgpack_zone z;
@@ -371,14 +391,7 @@ static void test_proto_oracle(void **state) {
       }
       if (!always_done) continue;
       /* our encoder == protobuf-c's pack with has_done, and protobuf-c unpacks ours */
-      embd_codec_stream_frame f = {0};
-      f.ids = wants[i].ids;
-      f.n_ids = wants[i].n;
-      f.done = wants[i].done;
-      f.finish_reason = wants[i].fr;
-      f.finish_reason_len = wants[i].fr ? strlen(wants[i].fr) : 0;
-      f.tool_calls = x->has_tc ? x->tc : NULL;
-      f.tool_calls_len = x->tc_len;
+      embd_codec_stream_frame f = want_frame(&wants[i], x->has_tc ? x->tc : NULL, x->tc_len);
       size_t sz = 0, w = 0;
       assert_int_equal(embd_codec_proto_encoded_size(&f, &sz), EMBD_OK);
       assert_int_equal(sz, x->size);
@@ -696,47 +709,35 @@ static void test_errors(void **state) {
   g_flags = 0;
 }
 
+/* {"ids": [], "x": `arrays` one-element arrays around the byte `last`}: decodes when ok,
+ * else the depth error at the 32nd level's byte (8 + 31). */
+static void depth_case(int arrays, uint8_t last, int ok) {
+  uint8_t s[128];
+  size_t n = 0;
+  s[n++] = 0x82;
+  memcpy(s + n, "\xa3ids\x90\xa1x", 7);
+  n += 7;
+  for (int d = 0; d < arrays; d++) s[n++] = 0x91;
+  s[n++] = last;
+  rec r;
+  run1(MODE_MSGPACK, s, n, &r);
+  if (ok) {
+    assert_int_equal(r.result, EMBD_OK);
+  } else {
+    assert_int_equal(r.result, EMBD_ERR_MSGPACK);
+    assert_non_null(strstr(r.err.message, "nested deeper than 32"));
+    assert_int_equal(r.err.offset, 8 + 31);
+  }
+  rec_free(&r);
+}
+
 static void test_depth(void **state) {
   (void)state;
-  uint8_t s[128];
-  for (int depth = 31; depth <= 33; depth++) { /* the map plus depth-1 arrays around the ids' value */
-    size_t n = 0;
-    s[n++] = 0x82;
-    memcpy(s + n, "\xa3ids\x90\xa1x", 7);
-    n += 7;
-    for (int d = 1; d < depth; d++) s[n++] = 0x91;
-    s[n++] = 0x01;
-    rec r;
-    run1(MODE_MSGPACK, s, n, &r);
-    if (depth <= 32) {
-      assert_int_equal(r.result, EMBD_OK);
-    } else {
-      assert_int_equal(r.result, EMBD_ERR_MSGPACK);
-      assert_non_null(strstr(r.err.message, "nested deeper than 32"));
-      assert_int_equal(r.err.offset, 8 + 31);
-    }
-    rec_free(&r);
-  }
+  /* the map plus depth-1 arrays around the ids' value */
+  for (int depth = 31; depth <= 33; depth++) depth_case(depth - 1, 0x01, depth <= 32);
   /* An empty container counts as a level too (msgpack-c, the decoder before embd's own,
    * refused one opened with 32 levels open): the map, 30 or 31 arrays, then []. */
-  for (int arrays = 30; arrays <= 31; arrays++) {
-    size_t n = 0;
-    s[n++] = 0x82;
-    memcpy(s + n, "\xa3ids\x90\xa1x", 7);
-    n += 7;
-    for (int d = 0; d < arrays; d++) s[n++] = 0x91;
-    s[n++] = 0x90;
-    rec r;
-    run1(MODE_MSGPACK, s, n, &r);
-    if (arrays == 30) {
-      assert_int_equal(r.result, EMBD_OK);
-    } else {
-      assert_int_equal(r.result, EMBD_ERR_MSGPACK);
-      assert_non_null(strstr(r.err.message, "nested deeper than 32"));
-      assert_int_equal(r.err.offset, 8 + 31);
-    }
-    rec_free(&r);
-  }
+  for (int arrays = 30; arrays <= 31; arrays++) depth_case(arrays, 0x90, arrays == 30);
 }
 
 /* A naive reader loops on these: vLLM's first CodecRequest decoder consumed nothing for wire
@@ -803,14 +804,7 @@ static void mp_pack_delta(msgpack_packer *pk, const want *w, uint32_t base) {
   else msgpack_pack_nil(pk);
   if (w->tool_calls) {
     msgpack_pack_str_with_body(pk, "tool_calls", 10);
-    msgpack_pack_array(pk, (size_t)w->tool_calls);
-    for (int i = 0; i < w->tool_calls; i++) {
-      msgpack_pack_map(pk, 2);
-      msgpack_pack_str_with_body(pk, "name", 4);
-      msgpack_pack_str_with_body(pk, "get_weather", 11);
-      msgpack_pack_str_with_body(pk, "arguments_json", 14);
-      msgpack_pack_str_with_body(pk, "{\"city\":\"Oslo\"}", 15);
-    }
+    mp_pack_tool_calls(pk, w->tool_calls);
   }
 }
 
@@ -849,19 +843,9 @@ static void test_msgpack_delta(void **state) {
     if (w->tool_calls) {
       msgpack_packer tp;
       msgpack_packer_init(&tp, &tcb, msgpack_sbuffer_write);
-      msgpack_pack_array(&tp, (size_t)w->tool_calls);
-      for (int k = 0; k < w->tool_calls; k++) {
-        msgpack_pack_map(&tp, 2);
-        msgpack_pack_str_with_body(&tp, "name", 4);
-        msgpack_pack_str_with_body(&tp, "get_weather", 11);
-        msgpack_pack_str_with_body(&tp, "arguments_json", 14);
-        msgpack_pack_str_with_body(&tp, "{\"city\":\"Oslo\"}", 15);
-      }
+      mp_pack_tool_calls(&tp, w->tool_calls);
     }
-    embd_codec_stream_frame f = {.ids = w->ids, .n_ids = w->n, .done = w->done, .finish_reason = w->fr,
-                                 .finish_reason_len = w->fr ? strlen(w->fr) : 0,
-                                 .tool_calls = w->tool_calls ? (const uint8_t *)tcb.data : NULL,
-                                 .tool_calls_len = w->tool_calls ? tcb.size : 0};
+    embd_codec_stream_frame f = want_frame(w, w->tool_calls ? (const uint8_t *)tcb.data : NULL, tcb.size);
     size_t sz = 0, wr = 0;
     assert_int_equal(embd_codec_msgpack_delta_encoded_size(&f, base, &sz), EMBD_OK);
     assert_int_equal(sz, one.size);
@@ -969,13 +953,7 @@ static size_t pb_pack_delta(const want *w, uint32_t base, int spec, uint8_t *out
     f.has_done = 1;
     f.done = w->done;
     f.finish_reason = (char *)(uintptr_t)w->fr;
-    for (int i = 0; i < w->tool_calls; i++) {
-      tool_call__init(&tc[i]);
-      tc[i].name = (char *)"get_weather";
-      tc[i].arguments_json = (char *)"{\"city\":\"Oslo\"}";
-      tc[i].id = (char *)"tc_1";
-      tcp[i] = &tc[i];
-    }
+    pb_tool_calls(w->tool_calls, tc, tcp);
     f.n_tool_calls = (size_t)w->tool_calls;
     f.tool_calls = tcp;
     f.has_base_id = 1;
@@ -999,11 +977,7 @@ static size_t pb_pack_delta(const want *w, uint32_t base, int spec, uint8_t *out
       n += tn - 4;
     }
   }
-  out[0] = (uint8_t)(n >> 24);
-  out[1] = (uint8_t)(n >> 16);
-  out[2] = (uint8_t)(n >> 8);
-  out[3] = (uint8_t)n;
-  return n + 4;
+  return pb_length_prefix(out, n);
 }
 
 static void test_proto_delta(void **state) {
@@ -1027,9 +1001,7 @@ static void test_proto_delta(void **state) {
         want t = {NULL, 0, 0, NULL, w->tool_calls};
         tcn = pb_pack_frame(&t, 0, tcb) - 4;
       }
-      embd_codec_stream_frame f = {.ids = w->ids, .n_ids = w->n, .done = w->done, .finish_reason = w->fr,
-                                   .finish_reason_len = w->fr ? strlen(w->fr) : 0,
-                                   .tool_calls = tcn ? tcb + 4 : NULL, .tool_calls_len = tcn};
+      embd_codec_stream_frame f = want_frame(w, tcn ? tcb + 4 : NULL, tcn);
       size_t sz = 0, wr = 0;
       assert_int_equal(embd_codec_proto_delta_encoded_size(&f, base, eflags, &sz), EMBD_OK);
       assert_int_equal(sz, n);

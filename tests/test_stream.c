@@ -19,12 +19,14 @@
 
 static tu_rng g_rng;
 
-/* A batch of `count` frames with dims from dims[] and flags cycling 0..3. */
-static uint8_t *make_batch(size_t count, const size_t *dims, size_t *len) {
+/* A batch of `count` frames of dims[i] random elements of dtypes[i], flags cycling 0..3
+ * (the incremental encoder's raw appends: frames of their own dims and dtype); dt NULL:
+ * float32 frames through embd_batch_append_f32. */
+static uint8_t *make_dtype_batch(size_t count, const size_t *dims, const embd_dtype *dt, size_t *len) {
   size_t cap = 4;
   for (size_t i = 0; i < count; i++) {
     size_t one;
-    assert_int_equal(embd_frame_size(dims[i], 3, &one), EMBD_OK);
+    assert_int_equal(embd_frame_size_dtype(dims[i], dt ? dt[i] : EMBD_DTYPE_F32, 3, &one), EMBD_OK);
     cap += one;
   }
   uint8_t *b = malloc(cap);
@@ -36,11 +38,17 @@ static uint8_t *make_batch(size_t count, const size_t *dims, size_t *len) {
     tu_fill(&g_rng, v, dims[i] * 4);
     e.opt.flags = (unsigned)(i % 4);
     e.opt.level = (int)(i % 10);
-    assert_int_equal(embd_batch_append_f32(&e, v, dims[i]), EMBD_OK);
+    if (dt) assert_int_equal(embd_batch_append_raw(&e, v, dims[i], dt[i], EMBD_ORDER_LE), EMBD_OK);
+    else assert_int_equal(embd_batch_append_f32(&e, v, dims[i]), EMBD_OK);
     free(v);
   }
   assert_int_equal(embd_batch_finish(&e, len), EMBD_OK);
   return b;
+}
+
+/* A batch of `count` float32 frames with dims from dims[] and flags cycling 0..3. */
+static uint8_t *make_batch(size_t count, const size_t *dims, size_t *len) {
+  return make_dtype_batch(count, dims, NULL, len);
 }
 
 static void same_mode(const uint8_t *b, size_t len, uint32_t max_dims, const size_t *cuts,
@@ -372,31 +380,6 @@ static void test_dest(void **state) {
   assert_int_equal(embd_stream_frames(s), 2);
   embd_stream_destroy(s);
   free(b);
-}
-
-/* A batch of `count` frames of dims[i] random elements of dtypes[i], flags cycling 0..3
- * (the incremental encoder's raw appends: frames of their own dims and dtype). */
-static uint8_t *make_dtype_batch(size_t count, const size_t *dims, const embd_dtype *dt, size_t *len) {
-  size_t cap = 4;
-  for (size_t i = 0; i < count; i++) {
-    size_t one;
-    assert_int_equal(embd_frame_size_dtype(dims[i], dt[i], 3, &one), EMBD_OK);
-    cap += one;
-  }
-  uint8_t *b = malloc(cap);
-  assert_non_null(b);
-  embd_batch_encoder e;
-  assert_int_equal(embd_batch_begin(&e, (uint32_t)count, NULL, b, cap), EMBD_OK);
-  for (size_t i = 0; i < count; i++) {
-    uint8_t *v = malloc(dims[i] * 4 + 4);
-    tu_fill(&g_rng, v, dims[i] * 4);
-    e.opt.flags = (unsigned)(i % 4);
-    e.opt.level = (int)(i % 10);
-    assert_int_equal(embd_batch_append_raw(&e, v, dims[i], dt[i], EMBD_ORDER_LE), EMBD_OK);
-    free(v);
-  }
-  assert_int_equal(embd_batch_finish(&e, len), EMBD_OK);
-  return b;
 }
 
 /* Every dtype in one batch, through every chunking and every way out (dest converts,

@@ -159,13 +159,6 @@ static embd_result truncated(const uint8_t *h, uint64_t got, uint32_t index, uin
                (unsigned long long)(CH + (uint64_t)embd_rd32be(h + 1)), (unsigned long long)got);
 }
 
-static void clear(embd_error *err) {
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
-}
 
 /* ---- one-shot ----------------------------------------------------------------------- */
 
@@ -188,7 +181,7 @@ static embd_result decode_at(const uint8_t *b, size_t len, size_t pos, uint32_t 
   f->payload_len = (size_t)need - CH;
   f->ids = NULL;
   *consumed = (size_t)need;
-  clear(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -351,7 +344,7 @@ embd_result embd_codec_forward(const void *in, size_t len, const embd_codec_deco
     return embd_fail(err, EMBD_ERR_OUTPUT_TOO_SMALL, 0,
                      "forwarding needs %zu bytes of output, the capacity is %zu", w, cap);
   }
-  if (r == EMBD_OK) clear(err);
+  if (r == EMBD_OK) embd_no_error(err);
   *written = short_out == EMBD_OK ? w : 0;
   if (frames) *frames = nf;
   return r;
@@ -514,6 +507,6 @@ embd_result embd_codec_frame_need(const void *buf, size_t len, const embd_codec_
     if (r == EMBD_OK && len >= CH) r = check_header(p, max_of(opt ? opt->max_payload : 0), 0, 0, need, err);
     if (r != EMBD_OK) return r;
   }
-  clear(err);
+  embd_no_error(err);
   return EMBD_OK;
 }

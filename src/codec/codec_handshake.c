@@ -128,11 +128,7 @@ static embd_result finish_json(jw *w, size_t *len) {
     return embd_fail(w->err, EMBD_ERR_OUTPUT_TOO_SMALL, 0, "the JSON needs %zu bytes, the capacity is %zu",
                      w->n, w->cap);
   if (w->n < w->cap) w->o[w->n] = 0;
-  if (w->err) {
-    w->err->result = EMBD_OK;
-    w->err->offset = 0;
-    w->err->message[0] = 0;
-  }
+  embd_no_error(w->err);
   return EMBD_OK;
 }
 
@@ -263,11 +259,7 @@ embd_result embd_codec_pick_tokenizer(const embd_codec_hello *hello, const char 
     for (size_t j = 0; j < n; j++) {
       if (supported[j] && strcmp(c->v[i], supported[j]) == 0) {
         *index = i;
-        if (err) {
-          err->result = EMBD_OK;
-          err->offset = 0;
-          err->message[0] = 0;
-        }
+        embd_no_error(err);
         return EMBD_OK;
       }
     }

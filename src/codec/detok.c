@@ -140,13 +140,6 @@ static embd_result run(const embd_detok *d, u8_state *st, const uint32_t *ids, s
   return EMBD_OK;
 }
 
-static void ok(embd_error *err) {
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
-}
 
 embd_result embd_detok_create(const embd_tokmap *map, unsigned flags, embd_detok **out) {
   if (out) *out = NULL;
@@ -194,7 +187,7 @@ embd_result embd_detok_feed(embd_detok *d, const uint32_t *ids, size_t n, char *
   if (!partial) flush(&st, &w);
   d->st = st;
   *written = w.pos;
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -215,7 +208,7 @@ embd_result embd_detok_finish(embd_detok *d, char *out, size_t cap, size_t *writ
   sink w = {out, 0};
   flush(&d->st, &w);
   *written = w.pos;
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 

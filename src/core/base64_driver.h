@@ -201,13 +201,6 @@ static inline embd_result embd_b64_last(const uint8_t *g, size_t t, size_t at, i
   return EMBD_OK;
 }
 
-static inline void embd_b64_ok(embd_error *err) {
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
-}
 
 static inline embd_result embd_b64_decode_with(embd_b64_dec_block blk, const char *src_,
                                                size_t len, unsigned flags, void *dst_,
@@ -227,7 +220,7 @@ static inline embd_result embd_b64_decode_with(embd_b64_dec_block blk, const cha
                      "output too small: %zu bytes decoded, capacity %zu", size, cap);
   }
   if (len == 0) { /* the only input that decodes to nothing: dst may be NULL */
-    embd_b64_ok(err);
+    embd_no_error(err);
     return EMBD_OK;
   }
   const int url = (flags & EMBD_BASE64_URL) != 0;
@@ -244,7 +237,7 @@ static inline embd_result embd_b64_decode_with(embd_b64_dec_block blk, const cha
     if (r != EMBD_OK) return r;
   }
   if (written) *written = size;
-  embd_b64_ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 

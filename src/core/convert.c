@@ -376,11 +376,7 @@ embd_result embd_from_f32(void *dst, const float *src, size_t n, embd_dtype dtyp
     default:
       return embd_fail(err, EMBD_ERR_INVALID_ARGUMENT, 0, "unknown dtype");
   }
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
+  embd_no_error(err);
   return EMBD_OK;
 }
 

@@ -31,6 +31,17 @@ static inline int embd_reserved_zero_(const uint64_t *r, size_t n, const void *c
   return 1;
 }
 
+/* Marks *err (when not NULL) as no error: result EMBD_OK, offset 0, an empty message (what
+ * every entry point leaves on success). Returns EMBD_OK. */
+static inline embd_result embd_no_error(embd_error *err) {
+  if (err) {
+    err->result = EMBD_OK;
+    err->offset = 0;
+    err->message[0] = 0;
+  }
+  return EMBD_OK;
+}
+
 /* Fills *err (when not NULL) with r, the byte offset and a formatted message; returns r. */
 EMBD_INTERNAL embd_result embd_fail(embd_error *err, embd_result r, uint64_t off,
                                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));

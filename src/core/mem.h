@@ -1,4 +1,5 @@
-/* Growing the library's own big buffers (decoded rows). Not installed.
+/* Growing big buffers: the library's decoded rows, and the embd tool's whole-input reads
+ * (cli/util.c includes this header; its code is static inline). Not installed.
  *
  * A first touch of a 4 KiB page costs ~15 us on the VMs this runs on: rows of 20,000 x
  * 1536 float32 (123 MB) pay ~30,000 faults, ~0.45 s, thirty times their decode. Asking for

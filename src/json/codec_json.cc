@@ -203,13 +203,6 @@ embd_result parse(const char *what, const field *fields, size_t nfields, const c
   return EMBD_OK;
 }
 
-void clear(embd_error *err) {
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
-}
 
 }  // namespace
 
@@ -225,7 +218,7 @@ EMBD_API embd_result embd_codec_hello_parse(const char *json, size_t len, embd_c
                         len, &h, &h.storage_, err);
   if (r != EMBD_OK) return r;
   *out = h;
-  clear(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -245,7 +238,7 @@ EMBD_API embd_result embd_codec_ready_parse(const char *json, size_t len, embd_c
     return r;
   }
   *out = rd;
-  clear(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 

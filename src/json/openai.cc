@@ -346,35 +346,28 @@ struct decoder {
     return ws(p + 1, "after a ':'");
   }
 
-  // After a member's value: the position of the next key (after ','), or nullptr with
-  // *closed set when the object ends (p then past the '}'); nullptr with *closed unset on
-  // a fault.
-  const uint8_t *next_member(const uint8_t *p, bool *closed) {
+  // After a member's value (close '}') or an array element (close ']'): the position of
+  // the next one (after ','), or nullptr with *closed set when the object or array ends (p
+  // then past the close); nullptr with *closed unset on a fault. One body for both, one
+  // instance per close: the same code as the two copies it replaces.
+  template <char Close>
+  const uint8_t *next_item(const uint8_t *p, bool *closed) {
+    constexpr bool obj = Close == '}';
     *closed = false;
-    p = ws(p, "inside an object");
+    p = ws(p, obj ? "inside an object" : "inside an array");
     if (!p) return nullptr;
-    if (*p == '}') {
+    if (*p == Close) {
       *closed = true;
       return p + 1;
     }
-    if (*p != ',') return embd_json_fault(&j, p, "expected ',' or '}' after an object member");
-    return ws(p + 1, "after a ','");
-  }
-
-  // After an array element: the position of the next element (after ','), or nullptr
-  // with *closed set when the array ends (p then past the ']'); nullptr with *closed unset
-  // on a fault.
-  const uint8_t *next_element(const uint8_t *p, bool *closed) {
-    *closed = false;
-    p = ws(p, "inside an array");
-    if (!p) return nullptr;
-    if (*p == ']') {
-      *closed = true;
-      return p + 1;
+    if (*p != ',') {  // literal formats (printf checking), the one for this Close compiled in
+      if constexpr (obj) return embd_json_fault(&j, p, "expected ',' or '}' after an object member");
+      else return embd_json_fault(&j, p, "expected ',' or ']' after an array element");
     }
-    if (*p != ',') return embd_json_fault(&j, p, "expected ',' or ']' after an array element");
     return ws(p + 1, "after a ','");
   }
+  const uint8_t *next_member(const uint8_t *p, bool *closed) { return next_item<'}'>(p, closed); }
+  const uint8_t *next_element(const uint8_t *p, bool *closed) { return next_item<']'>(p, closed); }
 
   // A non-negative integer that fits in uint64 at p. 1: *x set; 0: a valid JSON value
   // that is not one (*past after it); -1: invalid JSON.
@@ -1687,11 +1680,7 @@ embd_result run(embd_openai_embeddings *e, const run_args &a, const embd_openai_
     e->prompt_tokens = e->has_usage ? e->prompt_tokens + d.prompt_tokens : 0;
     e->total_tokens = e->has_usage ? e->total_tokens + d.total_tokens : 0;
   }
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
+  embd_no_error(err);
   return EMBD_OK;
 }
 

@@ -1431,11 +1431,7 @@ extern "C" embd_result embd_tokmap_load(const char *json, size_t len, const char
     embd_tokmap_free(m);
     return r;
   }
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
+  embd_no_error(err);
   *out = m;
   return EMBD_OK;
 }

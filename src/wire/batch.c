@@ -220,11 +220,7 @@ embd_result embd_batch_iter_init(embd_batch_iter *it, const void *buf, size_t le
           (unsigned long)it->count, (unsigned long long)it->count * HDR, len - 4);
     return stop(it, err);
   }
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -270,11 +266,7 @@ embd_result embd_batch_next(embd_batch_iter *it, embd_batch_frame *frame, embd_e
   frame->reserved_[0] = frame->reserved_[1] = 0;
   it->pos += info.frame_size;
   it->index++;
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -289,11 +281,7 @@ embd_result embd_batch_frame_decode(const embd_batch_frame *frame, float *out, s
                   : embd_fail(&fe, EMBD_ERR_INVALID_ARGUMENT, 0,
                               "no frame bytes (a frame decoded straight into its destination)");
   if (r != EMBD_OK) return rebase(err, &fe, frame->index, frame->offset);
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -308,10 +296,6 @@ embd_result embd_batch_frame_decode_raw(const embd_batch_frame *frame, void *out
                                           "no frame bytes (a frame decoded straight into its "
                                           "destination)");
   if (r != EMBD_OK) return rebase(err, &fe, frame->index, frame->offset);
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
+  embd_no_error(err);
   return EMBD_OK;
 }

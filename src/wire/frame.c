@@ -29,13 +29,6 @@ static int dims_fit(uint64_t dims) { return dims <= MAX_DIMS_SIZE; }
 
 
 
-static void ok(embd_error *err) {
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
-}
 
 /* ---- size ----------------------------------------------------------------------------- */
 
@@ -312,7 +305,7 @@ embd_result embd_frame_need(const void *buf, size_t len, const embd_frame_decode
     embd_result r = embd_frame_need_((const uint8_t *)buf, len, opt, 0, need, err);
     if (r != EMBD_OK) return r;
   }
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -395,7 +388,7 @@ embd_result embd_frame_header(const void *buf, size_t len, const embd_frame_deco
   embd_result r = check_header((const uint8_t *)buf, len, opt, &in, err);
   if (r != EMBD_OK) return r;
   if (info) *info = in;
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -586,7 +579,7 @@ static embd_result decode_(const uint8_t *p, const embd_frame_info *in, float *o
   } else {
     embd_to_f32(out, p + HDR, in->dims, dt, EMBD_ORDER_LE);
   }
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -607,7 +600,7 @@ static embd_result decode_raw_(const uint8_t *p, const embd_frame_info *in, void
   } else {
     embd_copy_elems_(out, p + HDR, in->value_bytes, size, swap);
   }
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -668,7 +661,7 @@ static embd_result view_(const uint8_t *p, size_t len, const embd_frame_decode_o
                 "no zero-copy view: the payload at %p is not %zu-byte aligned", (const void *)(p + HDR),
                 size);
   *data = p + HDR;
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 

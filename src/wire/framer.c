@@ -74,15 +74,8 @@ void embd_framer_stop_(embd_framer *f, embd_result r) {
 }
 
 embd_result embd_framer_report(const embd_framer *f, embd_error *err) {
-  if (err) {
-    if (f->status == EMBD_OK) {
-      err->result = EMBD_OK;
-      err->offset = 0;
-      err->message[0] = 0;
-    } else {
-      *err = f->err;
-    }
-  }
+  if (f->status == EMBD_OK) return embd_no_error(err);
+  if (err) *err = f->err;
   return f->status;
 }
 

@@ -37,13 +37,6 @@ const char *embd_pg_type_name(embd_pg_type type) {
   return (unsigned)type < EMBD_PG_TYPE_COUNT_ ? type_names[type] : NULL;
 }
 
-static void ok(embd_error *err) {
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
-}
 
 static void wr16be(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8), p[1] = (uint8_t)v; }
 static void wr32be(uint8_t *p, uint32_t v) {
@@ -405,7 +398,7 @@ embd_result embd_pgcopy_write_f32(embd_pgcopy *w, const float *v, size_t count, 
     *written = at;
   }
   w->bytes += at;
-  if (r == EMBD_OK) ok(err);
+  if (r == EMBD_OK) embd_no_error(err);
   return r;
 }
 
@@ -464,7 +457,7 @@ embd_result embd_pgcopy_write_sparse(embd_pgcopy *w, size_t dims, const uint32_t
   *written = (size_t)total;
   w->rows++;
   w->bytes += total;
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -502,7 +495,7 @@ embd_result embd_pgcopy_write_bits(embd_pgcopy *w, const uint8_t *bits, size_t c
   }
   *written = at;
   w->bytes += at;
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 
@@ -520,6 +513,6 @@ embd_result embd_pgcopy_write_null(embd_pgcopy *w, const embd_pgcopy_keys *keys,
   *written = n;
   w->rows++;
   w->bytes += n;
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }

@@ -18,13 +18,6 @@
 /* Elements per hex step. */
 #define HEX_CHUNK 1024
 
-static void ok(embd_error *err) {
-  if (err) {
-    err->result = EMBD_OK;
-    err->offset = 0;
-    err->message[0] = 0;
-  }
-}
 
 /* ---- JSON strings ------------------------------------------------------------------- */
 
@@ -265,7 +258,7 @@ embd_result embd_bulk_write_f32(const embd_bulk_options *opt, const float *v, si
     o = put(o, L2C, SL(L2C));
     *written = (size_t)(o - out);
   }
-  ok(err);
+  embd_no_error(err);
   return EMBD_OK;
 }
 

@@ -16,14 +16,12 @@ import random
 import struct
 import subprocess
 import sys
-import tempfile
 import zlib
 
-EMBD = None
-TMP = None
+import cli_harness
+from cli_harness import check, expect, path, read, run, write
+
 OPENAI = True  # False when the library was built with EMBD_WITH_OPENAI=OFF
-FAILS = []
-CHECKS = 0
 
 try:
     import numpy as np
@@ -33,56 +31,6 @@ except ImportError:  # a pyenv/venv python without numpy: Debian's python3-numpy
         import numpy as np
     except Exception:  # noqa: BLE001
         np = None
-
-
-def run(args, stdin=b"", env=None):
-    e = dict(os.environ)
-    e.pop("EMBD_ISA", None)
-    e["EMBD_NO_PROGRESS"] = "1"
-    if env:
-        e.update(env)
-    p = subprocess.run([EMBD] + args, input=stdin, capture_output=True, env=e, timeout=600)
-    err = p.stderr.decode("utf-8", "replace")
-    # sanitizer builds: a report fails the check whatever the exit code
-    check("Sanitizer" not in err and "runtime error:" not in err,
-          "embd %s: sanitizer report:\n%s" % (" ".join(args), err[:2000]))
-    return p.returncode, p.stdout, err
-
-
-def check(cond, what):
-    global CHECKS
-    CHECKS += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, flush=True)
-
-
-def expect(args, rc, stdin=b"", err_has=(), out_has=(), env=None, name=None):
-    got_rc, out, err = run(args, stdin, env)
-    label = name or "embd " + " ".join(args)
-    check(got_rc == rc, "%s: exit %d, want %d; stderr: %s" % (label, got_rc, rc, err.strip()[:400]))
-    for s in err_has:
-        check(s in err, "%s: stderr lacks %r: %s" % (label, s, err.strip()[:400]))
-    text = out.decode("utf-8", "replace")
-    for s in out_has:
-        check(s in text, "%s: stdout lacks %r: %s" % (label, s, text[:400]))
-    return out, err
-
-
-def path(name):
-    return os.path.join(TMP, name)
-
-
-def write(name, data):
-    p = path(name)
-    with open(p, "wb") as f:
-        f.write(data if isinstance(data, bytes) else data.encode())
-    return p
-
-
-def read(name):
-    with open(path(name), "rb") as f:
-        return f.read()
 
 
 # ---- an independent EMBD encoder (docs/FORMAT.md), the oracle ---------------------------
@@ -951,7 +899,7 @@ def run_measured(args, src=None, pipe_in=False, out_path=None, append=False, pre
         stdout.flush()
     # the peak RSS from wait4 in a small wrapper: a child's maxrss starts from its forking
     # parent's (Linux keeps the high-water mark across exec), and this one holds much
-    p = subprocess.Popen([sys.executable, "-S", "-c", RSS_WRAPPER, EMBD] + args, stdin=stdin,
+    p = subprocess.Popen([sys.executable, "-S", "-c", RSS_WRAPPER, cli_harness.EMBD] + args, stdin=stdin,
                          stdout=stdout, stderr=subprocess.PIPE, env=e)
     if feeder:
         feeder.stdout.close()
@@ -995,7 +943,7 @@ def file_sha(p):
 def t_stream():
     import hashlib
     asan = False
-    with open(EMBD, "rb") as f:
+    with open(cli_harness.EMBD, "rb") as f:
         asan = b"__asan_init" in f.read()
     # ---- 200k lines x 8 dims: every input/output combination, byte-identical to the oracle
     block = rand_vecs(2000, 8, seed=21)
@@ -1100,7 +1048,7 @@ def run_io(args, stdin=None, stdout=None, preexec=None, timeout=600):
     e = dict(os.environ)
     e.pop("EMBD_ISA", None)
     e["EMBD_NO_PROGRESS"] = "1"
-    p = subprocess.run([EMBD] + args, stdin=stdin if stdin is not None else subprocess.DEVNULL,
+    p = subprocess.run([cli_harness.EMBD] + args, stdin=stdin if stdin is not None else subprocess.DEVNULL,
                        stdout=stdout if stdout is not None else subprocess.PIPE,
                        stderr=subprocess.PIPE, env=e, preexec_fn=preexec, timeout=timeout)
     err = p.stderr.decode("utf-8", "replace")
@@ -1112,7 +1060,7 @@ def run_io(args, stdin=None, stdout=None, preexec=None, timeout=600):
 def leftovers(d=None):
     """Temporary output files (.NAME.XXXXXX) left in the scratch directory."""
     import re
-    d = d or TMP
+    d = d or cli_harness.TMP
     return [f for f in os.listdir(d) if re.match(r"^\..+\.[A-Za-z0-9]{6}$", f)]
 
 
@@ -1223,7 +1171,7 @@ def t_faults():
     rc, _, err = run_io(["encode", src, "-o", dang])
     check(rc == 3 and not os.path.exists(path("nowhere.embd")) and "does not exist" in err,
           "faults: -o dangling symlink: refused, exit %d, %s" % (rc, err))
-    rc, _, err = run_io(["encode", src, "-o", TMP])
+    rc, _, err = run_io(["encode", src, "-o", cli_harness.TMP])
     check(rc == 3 and "Is a directory" in err, "faults: -o a directory: exit %d, %s" % (rc, err))
     check(not leftovers(), "faults: no temporary files left: %s" % leftovers())
 
@@ -1302,7 +1250,7 @@ def t_faults():
     with open(path("o.embd"), "wb") as fo:
         fo.write(old)
     with open(path("o.embd"), "ab") as fo:
-        p = subprocess.Popen([EMBD, "encode", "--from", "jsonl"], stdin=subprocess.PIPE,
+        p = subprocess.Popen([cli_harness.EMBD, "encode", "--from", "jsonl"], stdin=subprocess.PIPE,
                              stdout=fo, stderr=subprocess.PIPE)
         _, err = p.communicate(jsonl(vecs).encode() + b"[1,2,x]\n")
     check(p.returncode == 1 and read("o.embd") == old,
@@ -1318,8 +1266,8 @@ def t_faults():
         o = path("sig.out")
         if pre:
             write("sig.out", old)
-        args = ([EMBD, "encode", "--from", "jsonl", "-o", o] if cmd == "encode"
-                else [EMBD, "decode", "--stream", "-o", o])
+        args = ([cli_harness.EMBD, "encode", "--from", "jsonl", "-o", o] if cmd == "encode"
+                else [cli_harness.EMBD, "decode", "--stream", "-o", o])
         p = subprocess.Popen(args, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
         p.stdin.write(jsonl(vecs).encode() if cmd == "encode" else b"".join(frame(v) for v in vecs))
         p.stdin.flush()
@@ -1344,7 +1292,7 @@ def t_faults():
 
     # -- one huge "line" or body is judged early and bounded by --max-record
     asan = False
-    with open(EMBD, "rb") as f:
+    with open(cli_harness.EMBD, "rb") as f:
         asan = b"__asan_init" in f.read()
     zeros = path("zeros.bin")
     with open(zeros, "wb") as f:
@@ -1385,7 +1333,7 @@ def t_faults():
     line = jsonl(rand_vecs(1, 64, seed=3)).encode()
     with open(grow, "wb") as f:
         f.write(line * (40000 if asan else 200000))
-    p = subprocess.Popen([EMBD, "encode", grow, "-o", path("grow.embd")], stderr=subprocess.PIPE,
+    p = subprocess.Popen([cli_harness.EMBD, "encode", grow, "-o", path("grow.embd")], stderr=subprocess.PIPE,
                          env=dict(os.environ, EMBD_NO_PROGRESS="1"))
     fdinfo, peak, appended = None, 0, False
     t0 = time.time()
@@ -1879,12 +1827,12 @@ def t_formats():
         o = path("refused.out")
         write("refused.out", b"before")
         expect(["openai"] + args + ["-o", o], 1)
-        check(read("refused.out") == b"before" and not [n for n in os.listdir(TMP) if n.startswith(".refused")],
+        check(read("refused.out") == b"before" and not [n for n in os.listdir(cli_harness.TMP) if n.startswith(".refused")],
               "openai %s -o FILE: FILE as it was, no temporary file left" % " ".join(args[1:]))
         with open(o, "wb") as f:  # a redirected stdout file is cut back
             f.write(b"kept")
             f.flush()
-            p = subprocess.run([EMBD, "openai"] + args, stdout=f, stderr=subprocess.PIPE)
+            p = subprocess.run([cli_harness.EMBD, "openai"] + args, stdout=f, stderr=subprocess.PIPE)
         check(p.returncode == 1 and read("refused.out") == b"kept", "openai %s > FILE: cut back" % " ".join(args[1:]))
     # the NaN loads where the type takes it
     out, _ = expect(["openai", nb, "--to", "pgcopy", "--pg-type", "float4[]"], 0)
@@ -1920,21 +1868,13 @@ GROUPS = {"help": t_help, "cpu": t_cpu, "encode": t_encode, "decode": t_decode,
           "stream": t_stream, "faults": t_faults, "dtype_frames": t_dtype_frames, "formats": t_formats}
 
 
-def main():
-    global EMBD, TMP
-    if len(sys.argv) != 3 or (sys.argv[2] not in GROUPS and sys.argv[2] != "all"):
-        print(__doc__)
-        return 2
-    EMBD = os.path.abspath(sys.argv[1])
+def openai_built():
     global OPENAI
     OPENAI = run(["openai"], b'{"data": []}')[0] != 4
-    groups = list(GROUPS) if sys.argv[2] == "all" else [sys.argv[2]]
-    with tempfile.TemporaryDirectory(prefix="embd-cli-") as t:
-        TMP = t
-        for g in groups:
-            GROUPS[g]()
-    print("%d checks, %d failed" % (CHECKS, len(FAILS)))
-    return 1 if FAILS else 0
+
+
+def main():
+    return cli_harness.main(__doc__, GROUPS, "embd-cli-", openai_built)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ import random
 import resource
 import subprocess
 import sys
-import tempfile
 
 try:
     import numpy as np
@@ -30,46 +29,8 @@ except ImportError:
         print("SKIP: numpy cannot be imported (Debian: python3-numpy): the batch-file tests need it")
         sys.exit(77)
 
-EMBD = None
-TMP = None
-FAILS = []
-CHECKS = 0
-
-
-def check(cond, what):
-    global CHECKS
-    CHECKS += 1
-    if not cond:
-        FAILS.append(what)
-        print("FAIL:", what, flush=True)
-
-
-def run(args, stdin=b"", stdout=None):
-    e = dict(os.environ)
-    e.pop("EMBD_ISA", None)
-    e["EMBD_NO_PROGRESS"] = "1"
-    p = subprocess.run([EMBD] + args, input=stdin, stdout=stdout or subprocess.PIPE,
-                       stderr=subprocess.PIPE, env=e, timeout=600)
-    err = p.stderr.decode("utf-8", "replace")
-    check("Sanitizer" not in err and "runtime error:" not in err,
-          "embd %s: sanitizer report:\n%s" % (" ".join(args), err[:2000]))
-    return p.returncode, p.stdout, err
-
-
-def path(name):
-    return os.path.join(TMP, name)
-
-
-def write(name, data):
-    with open(path(name), "wb") as f:
-        f.write(data if isinstance(data, bytes) else data.encode())
-    return path(name)
-
-
-def read(name):
-    with open(path(name), "rb") as f:
-        return f.read()
-
+import cli_harness  # noqa: E402
+from cli_harness import check, path, read, run, write  # noqa: E402
 
 # ---- the lines, built from the documented shapes ------------------------------------------
 def emb_text(row, fmt, dtype="f32", order="little"):
@@ -325,7 +286,7 @@ def t_memory():
     line = ok_line("ID", rows)
     head, tail = line.split('"ID"')
     n = 800  # ~820 KB a line: ~660 MB in all
-    cmd = [EMBD, "openai", "--to", "raw", "-o", "/dev/null", "--ids", "/dev/null"]
+    cmd = [cli_harness.EMBD, "openai", "--to", "raw", "-o", "/dev/null", "--ids", "/dev/null"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stderr=subprocess.PIPE)
     total = 0
@@ -347,22 +308,15 @@ def t_memory():
 GROUPS = {"values": t_values, "failures": t_failures, "errors": t_errors, "memory": t_memory}
 
 
-def main():
-    global EMBD, TMP
-    if len(sys.argv) != 3 or (sys.argv[2] not in GROUPS and sys.argv[2] != "all"):
-        print(__doc__)
-        return 2
-    EMBD = os.path.abspath(sys.argv[1])
-    if subprocess.run([EMBD, "openai"], input=b'{"data": []}', capture_output=True).returncode == 4:
+def openai_built():
+    if run(["openai"], b'{"data": []}')[0] == 4:
         print("SKIP: embd was built without EMBD_WITH_OPENAI: no batch-file reader")
         return 77
-    groups = list(GROUPS) if sys.argv[2] == "all" else [sys.argv[2]]
-    with tempfile.TemporaryDirectory(prefix="embd-batch-") as t:
-        TMP = t
-        for g in groups:
-            GROUPS[g]()
-    print("%d checks, %d failed" % (CHECKS, len(FAILS)))
-    return 1 if FAILS else 0
+    return None
+
+
+def main():
+    return cli_harness.main(__doc__, GROUPS, "embd-batch-", openai_built)
 
 
 if __name__ == "__main__":

@@ -12,16 +12,7 @@ import numpy as np
 
 import embd
 
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+from ._cpu import cpu_model
 
 
 def median_us(fn, min_time=0.2, rounds=7):
