@@ -154,8 +154,12 @@ static napi_value new_f32(napi_env env, size_t n, float **data) {
   return ta;
 }
 
+/* The type is asked first: Deno's Node-API (2.9) answers napi_get_value_uint32 on a
+ * string with napi_ok instead of napi_number_expected. */
 static int arg_u32(napi_env env, napi_value v, uint32_t *out) {
-  return napi_get_value_uint32(env, v, out) == napi_ok;
+  napi_valuetype t;
+  return napi_typeof(env, v, &t) == napi_ok && t == napi_number &&
+         napi_get_value_uint32(env, v, out) == napi_ok;
 }
 
 /* The arguments openai() and openaiAsync() share, (body, dtype, order, dims, ...): argv

@@ -337,7 +337,7 @@ export class Embd {
     const dt = dtypeCode(opts.dtype);
     const v = vector instanceof Float32Array ? vector : Float32Array.from(vector);
     const raw = this.zlibRaw(v, dt);
-    const { out, error } = await pump(new CompressionStream('deflate'), raw, Infinity);
+    const { out, error } = await pump(new CompressionStream('deflate'), [raw], Infinity);
     if (error) throw new EmbeddingCodecError(`CompressionStream: ${error.message}`, 'FRAME_DEFLATE', 0, 19);
     return this.zlibFrame(v.length, flags, dt, out);
   }
@@ -864,11 +864,17 @@ function noSyncZlib(call, instead, offset) {
   return new EmbeddingCodecError(`${call}: a zlib payload (flags bit 0) needs zlib, and this platform has no synchronous zlib (no node:zlib): use ${instead}, which use ${call.startsWith('encode') ? 'CompressionStream' : 'DecompressionStream'}`, 'UNAVAILABLE', offset, 50);
 }
 
-// Bytes through a CompressionStream / DecompressionStream: {out (at most cap + 1 bytes: the
-// reading stops there, so a stream that inflates without bound costs nothing more), error}.
-async function pump(ts, input, cap) {
+// Bytes through a CompressionStream / DecompressionStream, written as the pieces given:
+// {out (at most cap + 1 bytes: the reading stops there, so a stream that inflates without
+// bound costs nothing more), error, took (the bytes of the writes that went through before
+// one failed: streamEnd below reads it)}.
+async function pump(ts, pieces, cap) {
   const w = ts.writable.getWriter(), r = ts.readable.getReader();
-  const wrote = w.write(input).then(() => w.close()).catch(() => {}); // errors show on the read side
+  let took = 0;
+  const wrote = (async () => {
+    for (const p of pieces) { await w.write(p); took += p.length; }
+    await w.close();
+  })().catch(() => {}); // errors show on the read side
   const parts = [];
   let n = 0, error = null;
   try {
@@ -884,7 +890,7 @@ async function pump(ts, input, cap) {
   const out = new Uint8Array(Math.min(n, cap + 1));
   let at = 0;
   for (const p of parts) { if (at >= out.length) break; const k = Math.min(p.length, out.length - at); out.set(p.subarray(0, k), at); at += k; }
-  return { out, error };
+  return { out, error, took };
 }
 
 // Adler-32 (RFC 1950), the checksum a zlib stream ends with.
@@ -905,18 +911,47 @@ function adler32(u) {
 // Adler-32 of what it inflates to, so it ends at the first u where z[u - 4 .. u) holds that
 // checksum and z[0 .. u) inflates on its own (tried only at such places: almost always
 // just u = z.length, which the first pass already settled).
+// Deno and Bun fail the write that holds bytes after the stream's end and drop what that
+// write inflated (so the first pass comes out short): there streamEnd finds the end, and
+// the stream is inflated again up to it, as node:zlib would.
 async function inflateStreams(z, want) {
-  const first = await pump(new DecompressionStream('deflate'), z, want);
+  const first = await pump(new DecompressionStream('deflate'), [z], want);
+  if (first.out.length < want && first.error) {
+    const end = await streamEnd(z, want);
+    if (end !== undefined && end >= 6) {
+      const p = await pump(new DecompressionStream('deflate'), [z.subarray(0, end)], want);
+      // Deno takes a stream cut inside its Adler-32 without a word: the end holds the checksum
+      const ok = !p.error && p.out.length === want && new DataView(z.buffer, z.byteOffset + end - 4, 4).getUint32(0) === adler32(p.out);
+      if (ok) return { out: p.out, used: end, error: null };
+    }
+  }
   if (first.out.length !== want) return { out: first.out, used: undefined, error: first.out.length > want ? null : first.error };
   const a = adler32(first.out);
   const a0 = a >>> 24, a1 = (a >>> 16) & 255, a2 = (a >>> 8) & 255, a3 = a & 255;
   for (let u = 6; u <= z.length; u++) {
     if (z[u - 1] !== a3 || z[u - 2] !== a2 || z[u - 3] !== a1 || z[u - 4] !== a0) continue;
     if (u === z.length) { if (!first.error) return { out: first.out, used: u, error: null }; break; }
-    const p = await pump(new DecompressionStream('deflate'), z.subarray(0, u), want);
+    const p = await pump(new DecompressionStream('deflate'), [z.subarray(0, u)], want);
     if (!p.error && p.out.length === want) return { out: first.out, used: u, error: null };
   }
   return { out: first.out, used: z.length, error: first.error ?? new Error('the stream does not end with the Adler-32 of its data') };
+}
+// Where zlib stream z ends on an engine that fails the write holding bytes after the end:
+// z is written in up to 64 pieces, the piece that fails holds the end, and that piece is
+// split again (log64 of z's length passes, on the error path only). undefined when no
+// write fails (the first pass failed for another reason, or at the close).
+async function streamEnd(z, cap) {
+  let lo = 0, hi = z.length - 1; // the first byte after the stream is z[lo .. hi]
+  while (lo < hi) {
+    const step = Math.ceil((hi + 1 - lo) / 64);
+    const pieces = lo ? [z.subarray(0, lo)] : [];
+    for (let s = lo; s <= hi; s += step) pieces.push(z.subarray(s, Math.min(hi + 1, s + step)));
+    const r = await pump(new DecompressionStream('deflate'), pieces, cap);
+    if (!r.error || r.took > hi || r.took < lo) return undefined;
+    hi = Math.min(hi, r.took + step - 1);
+    lo = r.took;
+  }
+  return lo;
 }
 const DT_BYTES = (dt, dims) => (dt === 0 ? dims * 4 : dt <= 2 ? dims * 2 : dt <= 6 ? dims : dims / 8);
 
@@ -1126,7 +1161,10 @@ class DecodeWorker {
     const id = this.nextId++;
     if (this.pending.size === 0) this.w.ref();
     this.pending.set(id, job);
-    this.w.post({ id, body: job.body, ...job.opts }, [job.body.buffer]);
+    // The bytes go as their ArrayBuffer (input() makes views at offset 0), not as the view:
+    // Deno's node:worker_threads copied a posted view element by element (a 20 MB body
+    // 7.7 s, its ArrayBuffer 12 ms; the matrix comes back the same way, worker.js).
+    this.w.post({ id, body: job.body.buffer, length: job.body.length, ...job.opts }, [job.body.buffer]);
   }
   message(m) {
     if (m.up) { this.w.post({ module: this.embd.module }); return; }
@@ -1146,7 +1184,7 @@ class DecodeWorker {
     this.pending.delete(m.id);
     if (this.pending.size === 0) this.w.unref();
     if (m.error) job.reject(revive(m.error));
-    else job.resolve(openaiResult(m.matrix, m.count, m.dims, m.model, m.usage));
+    else job.resolve(openaiResult(new Float32Array(m.matrix), m.count, m.dims, m.model, m.usage));
   }
   // Stops the worker; posted calls reject with `err`, waiting ones get `waiting(job)`.
   stop(err, waiting) {

@@ -6,8 +6,12 @@
 //   worker -> {up: true}                      once it listens (a message sent before that
 //                                             could be lost in a browser)
 //   main   -> {module}                        worker -> {ready: true} | {failed: message}
-//   main   -> {id, body, dtype, byteOrder, dims}      (body: UTF-8 bytes, transferred)
-//   worker -> {id, input, matrix, count, dims, model, usage}  (matrix's ArrayBuffer transferred)
+//   main   -> {id, body, length, dtype, byteOrder, dims}  (body: the ArrayBuffer of `length`
+//                                             UTF-8 bytes, transferred)
+//   worker -> {id, input, matrix, count, dims, model, usage}  (matrix: the result's
+//                                             ArrayBuffer, transferred)
+//             ArrayBuffers, not views: Deno's node:worker_threads copies a view element by
+//             element (seconds for 20 MB), an ArrayBuffer at once
 //           | {id, input, error: {name, message, code, offset, result}}
 //             input: body's ArrayBuffer, transferred back for the next call to reuse
 import { load } from './embd.js';
@@ -22,17 +26,17 @@ function reply(post, msg) {
       (err) => post({ failed: String(err?.message ?? err) }));
     return;
   }
-  const { id, body, dtype, byteOrder, dims } = msg;
+  const { id, body, length, dtype, byteOrder, dims } = msg;
   let r;
   try {
-    r = embd.decodeOpenAI(body, { dtype, byteOrder, dims });
+    r = embd.decodeOpenAI(new Uint8Array(body, 0, length), { dtype, byteOrder, dims });
   } catch (err) {
-    post({ id, input: body.buffer, error: { name: err?.name, message: String(err?.message ?? err), code: err?.code, offset: err?.offset, result: err?.result } }, [body.buffer]);
+    post({ id, input: body, error: { name: err?.name, message: String(err?.message ?? err), code: err?.code, offset: err?.offset, result: err?.result } }, [body]);
     return;
   }
   // The matrix owns its ArrayBuffer whole (embd.js newFloats), so transferring it moves
   // exactly the result and copies nothing.
-  post({ id, input: body.buffer, matrix: r.matrix, count: r.count, dims: r.dims, model: r.model, usage: r.usage }, [r.matrix.buffer, body.buffer]);
+  post({ id, input: body, matrix: r.matrix.buffer, count: r.count, dims: r.dims, model: r.model, usage: r.usage }, [r.matrix.buffer, body]);
 }
 
 if (IS_NODE) {
