@@ -11,7 +11,7 @@ import { relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import fc from 'fast-check';
 import { load, EmbeddingCodecError, DTYPES } from '../src/embd.js';
-import { simd, scalar, sameBits, oracleToF32, randomBytes, rng, OPENAI_ERRORS } from './helpers.mjs';
+import { simd, scalar, sameBits, oracleToF32, randomBytes, OPENAI_ERRORS, floatBody, b64Body, randomRows } from './helpers.mjs';
 
 const addon = process.env.EMBD_NAPI_ADDON;
 const skip = !(addon && existsSync(addon)) &&
@@ -20,19 +20,6 @@ if (skip) console.log(`# ${skip}`);
 const native = skip ? null : await load({ backend: 'native', addon });
 const wasms = [simd, scalar];
 
-function floatBody(rows, { reverse = false } = {}) {
-  const data = rows.map((r, i) => `{"object":"embedding","index":${i},"embedding":[${Array.from(r, (x) => JSON.stringify(x)).join(',')}]}`);
-  if (reverse) data.reverse();
-  return `{"object":"list","data":[${data.join(',')}],"model":"text-embedding-3-small","usage":{"prompt_tokens":7,"total_tokens":7}}`;
-}
-function b64Body(rows) {
-  const data = rows.map((r, i) => `{"object":"embedding","index":${i},"embedding":"${Buffer.from(r.buffer, r.byteOffset, r.byteLength).toString('base64')}"}`);
-  return `{"object":"list","data":[${data.join(',')}],"model":"m","usage":{"prompt_tokens":1,"total_tokens":2}}`;
-}
-function randomRows(count, dims, seed) {
-  const r = rng(seed);
-  return Array.from({ length: count }, () => Float32Array.from({ length: dims }, () => ((r() / 2 ** 32) - 0.5) * 0.2));
-}
 // The same body in every input form the API takes; the Uint8Array one sits at an odd
 // offset of a larger buffer (read in place, so no alignment is assumed); the last one is
 // shared memory (which the addon copies first).

@@ -39,6 +39,22 @@ export function rng(seed) {
   return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s; };
 }
 export function randomBytes(n, seed) { const r = rng(seed); const u = new Uint8Array(n); for (let i = 0; i < n; i++) u[i] = r() & 0xff; return u; }
+// OpenAI bodies of float32 rows (the module, addon and async tests). float32 values printed
+// the shortest way: JSON.parse then Math.fround gives them back exactly (one rounding: the
+// text is the float's own), so JSON.parse is the oracle.
+export function floatBody(rows, { model = 'text-embedding-3-small', reverse = false } = {}) {
+  const data = rows.map((r, i) => `{"object":"embedding","index":${i},"embedding":[${Array.from(r, (x) => JSON.stringify(x)).join(',')}]}`);
+  if (reverse) data.reverse();
+  return `{"object":"list","data":[${data.join(',')}],"model":"${model}","usage":{"prompt_tokens":7,"total_tokens":7}}`;
+}
+export function b64Body(rows, dtypeBytes = (r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)) {
+  const data = rows.map((r, i) => `{"object":"embedding","index":${i},"embedding":"${dtypeBytes(r).toString('base64')}"}`);
+  return `{"object":"list","data":[${data.join(',')}],"model":"m","usage":{"prompt_tokens":1,"total_tokens":2}}`;
+}
+export function randomRows(count, dims, seed) {
+  const r = rng(seed);
+  return Array.from({ length: count }, () => Float32Array.from({ length: dims }, () => ((r() / 2 ** 32) - 0.5) * 0.2));
+}
 
 // float32 bits of one element of each dtype, from its definition.
 function f16bits(h) {

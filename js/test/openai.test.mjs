@@ -4,25 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { init, decodeOpenAI, decodeBase64Embedding, EmbeddingCodecError, DTYPES } from '../src/embd.js';
-import { simd, scalar, sameBits, oracleToF32, randomBytes, rng, f32FromBits, OPENAI_ERRORS } from './helpers.mjs';
+import { simd, scalar, sameBits, oracleToF32, randomBytes, rng, f32FromBits, OPENAI_ERRORS, floatBody, b64Body, randomRows } from './helpers.mjs';
 
 await init();
-
-// float32 values printed the shortest way: JSON.parse then Math.fround gives them back
-// exactly (one rounding: the text is the float's own), so JSON.parse is the oracle.
-function floatBody(rows, { model = 'text-embedding-3-small', reverse = false } = {}) {
-  const data = rows.map((r, i) => `{"object":"embedding","index":${i},"embedding":[${Array.from(r, (x) => JSON.stringify(x)).join(',')}]}`);
-  if (reverse) data.reverse();
-  return `{"object":"list","data":[${data.join(',')}],"model":"${model}","usage":{"prompt_tokens":7,"total_tokens":7}}`;
-}
-function b64Body(rows, dtypeBytes = (r) => Buffer.from(r.buffer, r.byteOffset, r.byteLength)) {
-  const data = rows.map((r, i) => `{"object":"embedding","index":${i},"embedding":"${dtypeBytes(r).toString('base64')}"}`);
-  return `{"object":"list","data":[${data.join(',')}],"model":"m","usage":{"prompt_tokens":1,"total_tokens":2}}`;
-}
-function randomRows(count, dims, seed) {
-  const r = rng(seed);
-  return Array.from({ length: count }, () => Float32Array.from({ length: dims }, () => ((r() / 2 ** 32) - 0.5) * 0.2));
-}
 
 test('float arrays: equal to JSON.parse + Float32Array (shortest float text), string and bytes', () => {
   for (const [count, dims] of [[1, 1], [1, 1536], [100, 1536], [3, 7]]) {
